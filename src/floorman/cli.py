@@ -1,0 +1,60 @@
+"""The `floorman` command: one entry point, one subcommand per capability."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable, Sequence
+
+from floorman import __version__
+from floorman.core.errors import FloormanError
+
+logger = logging.getLogger(__name__)
+
+Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
+
+
+def _registrars() -> list[Registrar]:
+    from floorman.datasets.cli import register as register_datasets
+    from floorman.rules.cli import register as register_rules
+
+    return [register_datasets, register_rules]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="floorman",
+        description="Watches a live poker table through overhead cameras and calls the floor when a rule "
+        "is broken.",
+    )
+    parser.add_argument("--version", action="version", version=f"floorman {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for register in _registrars():
+        register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    try:
+        return handler(args)
+    except FloormanError as exc:
+        print(f"floorman: error: {exc}", file=sys.stderr)  # noqa: T201
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""FastAPI dashboard and overlay (a later issue). Not built yet."""

@@ -1,0 +1,1 @@
+"""The table simulator: scene model in table millimetres, renderer through a camera model, datasets, scenarios."""

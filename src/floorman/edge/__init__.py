@@ -1,0 +1,1 @@
+"""Edge agent: capture, pipeline, event derivation, ZeroMQ publish/broker/spool (the edge issue). Not built yet."""

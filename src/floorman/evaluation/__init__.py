@@ -1,0 +1,1 @@
+"""Recorded-video evaluation harness (a later issue). Not built yet."""

@@ -1,0 +1,1 @@
+"""Rulebooks, hand state machine, checks, bet rulings, sanctions."""
