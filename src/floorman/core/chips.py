@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from floorman.core.config import model_from_yaml_file, model_from_yaml_text
+from floorman.core.config import FieldError, model_from_yaml_file, model_from_yaml_text
 
 _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 
@@ -79,11 +79,11 @@ class ChipSet(BaseModel):
         values = [d.value for d in self.denominations]
         duplicates = sorted({v for v in values if values.count(v) > 1})
         if duplicates:
-            raise ValueError(f"denominations: each value must appear once, got duplicates {duplicates}")
+            raise FieldError("denominations", f"each value must appear once, got duplicates {duplicates}")
         colours = [d.colour.lower() for d in self.denominations]
         same = sorted({c for c in colours if colours.count(c) > 1})
         if same:
-            raise ValueError(f"denominations: each colour must be distinct, got duplicates {same}")
+            raise FieldError("denominations", f"each colour must be distinct, got duplicates {same}")
         return self
 
     def by_value(self, value: int) -> ChipDenomination:

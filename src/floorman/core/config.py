@@ -26,20 +26,37 @@ def field_path(location: tuple[int | str, ...]) -> str:
     return "".join(parts) or "<root>"
 
 
+class FieldError(ValueError):
+    """Raised inside a model validator to point at a nested field (``seats[2].stack``) rather than the model."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}")
+
+
 def validation_to_config_error(exc: ValidationError, *, source: str) -> ConfigError:
     """The first validation problem as a ConfigError naming the file and the field (others are listed)."""
     errors = exc.errors()
     first = errors[0]
     message = first["msg"]
-    if first["type"] == "extra_forbidden":
+    location = field_path(tuple(first["loc"]))
+    cause = first.get("ctx", {}).get("error")
+    if isinstance(cause, FieldError):
+        prefix = "" if location == "<root>" else f"{location}."
+        location = f"{prefix}{cause.field}"
+        message = cause.message
+    elif first["type"] == "extra_forbidden":
         message = "unknown field"
     elif first["type"] == "missing":
         message = "required field is missing"
+    elif first["type"] == "value_error":
+        message = message.removeprefix("Value error, ")
     extra = ""
     if len(errors) > 1:
         others = "; ".join(f"{field_path(tuple(e['loc']))}: {e['msg']}" for e in errors[1:4])
         extra = f" (and {len(errors) - 1} more: {others})"
-    return ConfigError(f"{message}{extra}", source=source, field=field_path(tuple(first["loc"])))
+    return ConfigError(f"{message}{extra}", source=source, field=location)
 
 
 def parse_yaml_text(text: str, *, source: str) -> Any:

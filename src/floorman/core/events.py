@@ -202,8 +202,15 @@ def decode_event(payload: bytes | str) -> Event:
         return EVENT_ADAPTER.validate_json(payload)
     except ValidationError as exc:
         first = exc.errors()[0]
+        if first["type"] == "union_tag_invalid":
+            tag = first.get("ctx", {}).get("tag")
+            raise SchemaError(f"invalid event: field 'type': unknown event type {tag!r}, "
+                              f"expected one of {list(EVENT_TYPES)}") from None
+        if first["type"] == "union_tag_not_found":
+            raise SchemaError("invalid event: field 'type': missing") from None
         location = ".".join(str(p) for p in first["loc"]) or "<root>"
-        raise SchemaError(f"invalid event: field '{location}': {first['msg']}") from None
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise SchemaError(f"invalid event: field '{location}': {message}") from None
 
 
 def event_topic(table_id: str, event_type: str) -> str:

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from floorman.core.config import model_from_yaml_file, model_from_yaml_text
+from floorman.core.config import FieldError, model_from_yaml_file, model_from_yaml_text
 from floorman.core.errors import ConfigError
 from floorman.core.geometry import (
     FloatArray,
@@ -186,18 +186,18 @@ class TableLayout(BaseModel):
     def _check_geometry(self) -> TableLayout:
         numbers = [s.number for s in self.seats]
         if sorted(numbers) != list(range(1, len(numbers) + 1)):
-            raise ValueError(f"seats: expected numbers 1..{len(numbers)} each once, got {numbers}")
+            raise FieldError("seats", f"expected numbers 1..{len(numbers)} each once, got {numbers}")
         outline = self.outline.points()
         for name, zone in self._zone_shapes().items():
             pts = zone.points()
             outside = ~points_in_polygon(pts, outline)
             if outside.any():
                 x, y = pts[int(np.argmax(outside))]
-                raise ValueError(f"{name}: zone reaches outside the table outline at ({x:.0f}, {y:.0f}) mm")
+                raise FieldError(name, f"zone reaches outside the table outline at ({x:.0f}, {y:.0f}) mm")
         for index, seat in enumerate(self.seats):
             line = as_points(seat.bet_line)
             if (~points_in_polygon(line, outline)).any():
-                raise ValueError(f"seats[{index}].bet_line: the bet line leaves the table outline")
+                raise FieldError(f"seats[{index}].bet_line", "the bet line leaves the table outline")
         self._check_overlaps()
         return self
 
@@ -222,7 +222,7 @@ class TableLayout(BaseModel):
         for i, (name_a, poly_a) in enumerate(seat_zones):
             for name_b, poly_b in seat_zones[i + 1 :] + play_zones:
                 if polygons_overlap(poly_a, poly_b):
-                    raise ValueError(f"{name_a}: zone overlaps {name_b}")
+                    raise FieldError(name_a, f"zone overlaps {name_b}")
 
     # --- loading ---------------------------------------------------------------------------------------
 
