@@ -58,7 +58,7 @@ def one_of_each() -> list[EventBase]:
 
 def test_every_type_round_trips_through_json() -> None:
     events = one_of_each()
-    assert sorted(getattr(e, "type") for e in events) == sorted(EVENT_TYPES)
+    assert sorted(e.model_dump()["type"] for e in events) == sorted(EVENT_TYPES)
     for event in events:
         decoded = decode_event(encode_event(event))
         assert type(decoded) is type(event)
