@@ -18,8 +18,9 @@ Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], No
 def _registrars() -> list[Registrar]:
     from floorman.datasets.cli import register as register_datasets
     from floorman.rules.cli import register as register_rules
+    from floorman.vision.cli import register as register_vision
 
-    return [register_datasets, register_rules]
+    return [register_datasets, register_vision, register_rules]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -147,6 +147,26 @@ class SharedZones(BaseModel):
     dealer_tray: ZoneShape = Field(description="The dealer's chip tray at the rail.")
 
 
+class MarkerSpec(BaseModel):
+    """An ArUco marker laid flat on the felt for calibration, its top edge toward +y before rotation."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: int = Field(ge=0, le=999, description="Marker id in the layout's ArUco dictionary.")
+    center: _POINT = Field(description="Centre of the marker [x, y], in mm.")
+    size_mm: float = Field(gt=10, le=500, description="Side of the black square, in mm.")
+    angle: float = Field(default=0.0, description="Rotation in degrees, counter-clockwise seen from above.")
+
+    def corners(self) -> FloatArray:
+        """The four corners in ArUco order (top-left, top-right, bottom-right, bottom-left of the marker)."""
+        half = self.size_mm / 2.0
+        local = np.array([[-half, half], [half, half], [half, -half], [-half, -half]])
+        theta = math.radians(self.angle)
+        rotation = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
+        result: FloatArray = local @ rotation.T + np.asarray(self.center)
+        return result
+
+
 class Zone(BaseModel):
     """A named zone, resolved to a polygon."""
 
@@ -181,6 +201,12 @@ class TableLayout(BaseModel):
     dealer_position: _POINT = Field(description="Where the dealer sits, a point on the rail, in mm.")
     seats: tuple[SeatSpec, ...] = Field(min_length=2, max_length=10, description="The seats, numbered 1..N.")
     zones: SharedZones = Field(description="The shared zones: pot, board, muck, deck, dealer tray.")
+    marker_dictionary: str = Field(
+        default="DICT_4X4_50", pattern=r"^DICT_[A-Z0-9_]+$", description="OpenCV ArUco dictionary of the markers."
+    )
+    markers: tuple[MarkerSpec, ...] = Field(
+        default=(), description="ArUco markers laid at known positions to calibrate cameras (floorman calibrate)."
+    )
 
     @model_validator(mode="after")
     def _check_geometry(self) -> TableLayout:
@@ -199,6 +225,12 @@ class TableLayout(BaseModel):
             if (~points_in_polygon(line, outline)).any():
                 raise FieldError(f"seats[{index}].bet_line", "the bet line leaves the table outline")
         self._check_overlaps()
+        ids = [m.id for m in self.markers]
+        for index, marker in enumerate(self.markers):
+            if ids.count(marker.id) > 1:
+                raise FieldError(f"markers[{index}].id", f"marker id {marker.id} is used twice")
+            if (~points_in_polygon(marker.corners(), outline)).any():
+                raise FieldError(f"markers[{index}]", "marker reaches outside the table outline")
         return self
 
     def _zone_shapes(self) -> dict[str, ZoneShape]:

@@ -99,4 +99,14 @@ def racetrack_layout_data(*, name: str = "oval9", seats: int = 9, length: float 
             "deck": {"polygon": _rect(round(deck_x, 1), round(deck_y, 1), 140.0, 180.0)},
             "dealer_tray": {"polygon": _rect(round(dx, 1), round(-width / 2 + 45.0, 1), 420.0, 80.0)},
         },
+        "marker_dictionary": "DICT_4X4_50",
+        "markers": _markers(length, width),
     }
+
+
+def _markers(length: float, width: float) -> list[dict[str, Any]]:
+    """Six 100 mm calibration markers spread over the surface (two rows of three)."""
+    x = round(length / 2 - width / 2 + width * 0.29, 1)
+    y = round(width * 0.23, 1)
+    spots = [(-x, y), (0.0, y), (x, y), (-x, -y), (0.0, -y), (x, -y)]
+    return [{"id": i, "center": [sx, sy], "size_mm": 100.0, "angle": 0.0} for i, (sx, sy) in enumerate(spots)]
