@@ -2,40 +2,46 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-dev
+RUNTIME := $(VENV)/.installed-runtime
+DEV := $(VENV)/.installed-dev
 DEMO_OUT ?= out/demo
+# Ultralytics must never reach the network: offline, no settings sync, a project-local config dir.
+export YOLO_OFFLINE := 1
+export YOLO_CONFIG_DIR := $(CURDIR)/.yolo
 
-.PHONY: demo test lint typecheck pytest bench clean venv train-env
+.PHONY: demo test lint typecheck pytest bench clean venv
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(VENV)/bin/python
-	$(PY) -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+# The runtime (edge, rules, dashboard, simulator) needs no torch.
+$(RUNTIME): pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e .
+	touch $(RUNTIME)
 
-venv: $(STAMP)
-
-# Torch + Ultralytics (~5.5 GB): only for training the detector, never for the runtime.
-train-env: $(STAMP)
+# Tests also train small models: torch + Ultralytics (the `train` extra, ~5.5 GB, installed from disk here).
+$(DEV): pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e '.[dev,train]'
+	touch $(DEV) $(RUNTIME)
 
-demo: $(STAMP)
+venv: $(DEV)
+
+demo: $(RUNTIME)
 	$(VENV)/bin/floorman datasets preview --out $(DEMO_OUT)
 
-lint: $(STAMP)
+lint: $(DEV)
 	$(VENV)/bin/ruff check src tests benchmarks
 
-typecheck: $(STAMP)
+typecheck: $(DEV)
 	$(VENV)/bin/mypy --strict src/
 
-pytest: $(STAMP)
+pytest: $(DEV)
 	$(VENV)/bin/pytest -q
 
 test: lint typecheck pytest
 
-bench: $(STAMP)
+bench: $(DEV)
 	$(PY) benchmarks/simulator.py
 
 clean:
