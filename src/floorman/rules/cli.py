@@ -1,10 +1,69 @@
-"""`floorman ruling` and `floorman rules` (the rules issue)."""
+"""`floorman ruling` (a bet ruling as JSON) and `floorman rules list|check` (the rulebooks)."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+
+from floorman.core.errors import SchemaError
+from floorman.rules.rulebook import SHIPPED_RULEBOOKS, load_rulebook
+from floorman.rules.ruling_models import situation_from_json
+from floorman.rules.rulings import rule_bet
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the rules subcommands. Nothing is registered until the rules package lands."""
-    del subparsers
+    """Add `floorman ruling` and `floorman rules`."""
+    ruling = subparsers.add_parser(
+        "ruling", help="rule on a push (multi-chip, 50%% rule, oversized chip, string bet, short all-in)",
+        description="Read a betting situation (JSON) and print the ruling (JSON). The ruling is a pure function "
+        "of the situation and the rulebook.")
+    ruling.add_argument("file", metavar="FILE.json", help="the situation as JSON, or '-' for standard input")
+    ruling.add_argument("--rulebook", metavar="R", default=None,
+                        help=f"rulebook id ({', '.join(SHIPPED_RULEBOOKS)}) or path to a rulebook YAML; "
+                        "overrides the file's \"rulebook\"")
+    ruling.set_defaults(handler=run_ruling)
+
+    rules = subparsers.add_parser("rules", help="list the shipped rulebooks or check a rulebook YAML")
+    sub = rules.add_subparsers(dest="rules_command", metavar="SUBCOMMAND", required=True)
+    listing = sub.add_parser("list", help="list the shipped rulebooks and the checks each turns on")
+    listing.set_defaults(handler=run_list)
+    check = sub.add_parser("check", help="validate a rulebook (id or YAML path); errors name the file and field")
+    check.add_argument("rulebook", metavar="R", help="rulebook id or path")
+    check.set_defaults(handler=run_check)
+
+
+def _read_situation(name: str) -> tuple[str, str]:
+    if name == "-":
+        return sys.stdin.read(), "<stdin>"
+    path = Path(name)
+    try:
+        return path.read_text(encoding="utf-8"), str(path)
+    except OSError as exc:
+        raise SchemaError(f"{path}: cannot read the file: {exc.strerror or exc}") from None
+
+
+def run_ruling(args: argparse.Namespace) -> int:
+    text, source = _read_situation(args.file)
+    situation = situation_from_json(text, source=source)
+    book = load_rulebook(args.rulebook or situation.rulebook)
+    ruling = rule_bet(situation=situation, rulebook=book)
+    sys.stdout.write(json.dumps(ruling.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n")
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    del args
+    for name in SHIPPED_RULEBOOKS:
+        book = load_rulebook(name)
+        checks = " ".join(rule.value for rule in book.enabled_rules())
+        sys.stdout.write(f"{book.id:10} {book.title}\n           checks: {checks}\n")
+    return 0
+
+
+def run_check(args: argparse.Namespace) -> int:
+    book = load_rulebook(args.rulebook)
+    sys.stdout.write(f"{book.id}: valid ({len(book.rules)} rules, {len(book.enabled_rules())} checks on, "
+                     f"{len(book.sanctions.levels)} sanction levels)\n")
+    return 0

@@ -1,0 +1,455 @@
+"""The per-table hand state machine, driven by core events (docs/events.md).
+
+`HandState.update(event)` follows one table: button, blinds, hand boundaries (a shuffle starts the next hand),
+streets (board cards), seats in the hand, folds (taps facing a bet, hole cards leaving), pushes grouped into
+actions (the trips of one seat until someone else acts or a card comes), whose turn it is, the amount to call,
+the last full raise, all-ins, who may still raise, and the pot. Each push is ruled by `rule_bet` under the
+table's rulebook, so the amount the next player faces is the ruled one (a 45-A call with change counts as a
+call). `update` returns the `HandAction`s the event completed; `snapshot()` gives a frozen view.
+
+It never raises on a well-typed event that makes no sense here (a push with no hand running, a fold of a seat
+not in the hand): such events are counted in `ignored` and logged.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import ValidationError
+
+from floorman.core.chips import ChipCount
+from floorman.core.events import (
+    BlindsLevel,
+    ButtonMoved,
+    CardDealt,
+    ChipsPushed,
+    Declaration,
+    EventBase,
+    Shuffle,
+    Tap,
+    ZoneCards,
+    ZoneChips,
+)
+from floorman.rules.params import ReopenByAccumulation
+from floorman.rules.rulebook import Rulebook
+from floorman.rules.ruling_models import BetAmount, BetRuling, BetSituation, DeclarationWord, RaiseTo
+from floorman.rules.rulings import rule_bet
+
+logger = logging.getLogger(__name__)
+
+ActionKind = Literal["post_small_blind", "post_big_blind", "check", "call", "bet", "raise", "all_in", "fold",
+                     "player_choice"]
+
+
+class Street(enum.StrEnum):
+    WAITING = "waiting"
+    """No hand running (before the first shuffle or hole card)."""
+    PREFLOP = "preflop"
+    FLOP = "flop"
+    TURN = "turn"
+    RIVER = "river"
+
+
+_STREET_BY_BOARD = {0: Street.PREFLOP, 1: Street.FLOP, 2: Street.FLOP, 3: Street.FLOP, 4: Street.TURN,
+                    5: Street.RIVER}
+
+
+@dataclass(frozen=True)
+class HandAction:
+    """One completed action, appended to the hand log."""
+
+    hand: int
+    street: Street
+    seat: int
+    kind: ActionKind
+    total_to: int
+    trips: int
+    seq: int
+    t: float
+    out_of_turn: bool
+    ruling: BetRuling | None = None
+
+
+@dataclass(frozen=True)
+class SeatView:
+    seat: int
+    stack: int | None
+    in_hand: bool
+    folded: bool
+    all_in: bool
+    street_in: int
+    hand_in: int
+    may_raise: bool
+
+
+@dataclass(frozen=True)
+class HandSnapshot:
+    """A frozen view of the table."""
+
+    hand: int
+    street: Street
+    button: int | None
+    blinds: tuple[int, int]
+    board: tuple[str, ...]
+    seats: tuple[SeatView, ...]
+    actor: int | None
+    facing_bet_to: int
+    last_full_raise: int
+    pot: int
+
+
+@dataclass
+class _Seat:
+    seat: int
+    stack: int | None = None
+    in_hand: bool = False
+    folded: bool = False
+    all_in: bool = False
+    street_in: int = 0
+    hand_in: int = 0
+    acted: bool = False
+    raise_closed: bool = False
+
+
+@dataclass
+class _Pending:
+    seat: int
+    trips: list[tuple[ChipCount, ...]] = field(default_factory=list)
+    seq: int = 0
+    t: float = 0.0
+
+
+class HandState:
+    """One table's hand, event by event."""
+
+    def __init__(self, *, table_id: str, rulebook: Rulebook, seats: Iterable[int] = ()) -> None:
+        self.table_id = table_id
+        self.rulebook = rulebook
+        self._seats: dict[int, _Seat] = {s: _Seat(seat=s) for s in seats}
+        self.hand = 0
+        self.street = Street.WAITING
+        self.button: int | None = None
+        self.blinds: tuple[int, int] = (0, 0)
+        self.board: list[str] = []
+        self.facing_bet_to = 0
+        self.last_full_raise = 0
+        self.facing_all_in = False
+        self.log: list[HandAction] = []
+        self.ignored = 0
+        self._board_cards = 0
+        self._blind_seats: dict[int, ActionKind] = {}
+        self._last_seat: int | None = None
+        self._pending: _Pending | None = None
+        self._declared: dict[int, DeclarationWord | RaiseTo | BetAmount] = {}
+        self._handlers: dict[type[EventBase], Callable[[EventBase], list[HandAction]]] = {
+            BlindsLevel: self._on_blinds, ButtonMoved: self._on_button, Shuffle: self._on_shuffle,
+            CardDealt: self._on_card, ChipsPushed: self._on_push, Tap: self._on_tap, ZoneCards: self._on_cards,
+            ZoneChips: self._on_chips, Declaration: self._on_declaration,
+        }
+
+    # ------------------------------------------------------------------------------------------- queries
+
+    @property
+    def seats_in_hand(self) -> tuple[int, ...]:
+        return tuple(s.seat for s in self._ordered() if s.in_hand and not s.folded)
+
+    @property
+    def all_in_seats(self) -> tuple[int, ...]:
+        return tuple(s.seat for s in self._ordered() if s.in_hand and s.all_in)
+
+    @property
+    def pot(self) -> int:
+        """Everything committed this hand (gathered or still in front of the players)."""
+        return sum(s.hand_in for s in self._seats.values())
+
+    @property
+    def actor(self) -> int | None:
+        """Whose turn it is; None between hands, while blinds are pending, or when the round is closed."""
+        if self.street is Street.WAITING or self._blind_seats or self._last_seat is None:
+            return None
+        live = [s for s in self._ordered() if s.in_hand and not s.folded]
+        if len(live) < 2:
+            return None
+        owing = [s for s in live if not s.all_in and (not s.acted or s.street_in < self.facing_bet_to)]
+        if not owing or (len(owing) == 1 and len(live) - len(self.all_in_seats) <= 1
+                         and owing[0].street_in >= self.facing_bet_to):
+            return None
+        for seat in self._clockwise_after(self._last_seat):
+            if seat in owing:
+                return seat.seat
+        return None
+
+    def amount_to_call(self, seat: int) -> int:
+        state = self._seats.get(seat)
+        if state is None or not state.in_hand or state.folded:
+            return 0
+        owed = self.facing_bet_to - state.street_in
+        return max(0, owed if state.stack is None else min(owed, state.stack))
+
+    def may_raise(self, seat: int) -> bool:
+        state = self._seats.get(seat)
+        return state is not None and state.in_hand and not state.folded and not state.all_in \
+            and not state.raise_closed
+
+    def snapshot(self) -> HandSnapshot:
+        views = tuple(SeatView(seat=s.seat, stack=s.stack, in_hand=s.in_hand, folded=s.folded, all_in=s.all_in,
+                               street_in=s.street_in, hand_in=s.hand_in, may_raise=self.may_raise(s.seat))
+                      for s in self._ordered())
+        return HandSnapshot(hand=self.hand, street=self.street, button=self.button, blinds=self.blinds,
+                            board=tuple(self.board), seats=views, actor=self.actor,
+                            facing_bet_to=self.facing_bet_to, last_full_raise=self.last_full_raise, pot=self.pot)
+
+    # ------------------------------------------------------------------------------------------- updates
+
+    def update(self, event: EventBase) -> tuple[HandAction, ...]:
+        """Apply one event; return the actions it completed."""
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            return ()
+        done = handler(event)
+        self.log.extend(done)
+        return tuple(done)
+
+    def flush(self) -> tuple[HandAction, ...]:
+        """Complete a pending push now (the seat's trips so far form one action)."""
+        done = self._finish_pending()
+        self.log.extend(done)
+        return tuple(done)
+
+    def _on_blinds(self, event: EventBase) -> list[HandAction]:
+        assert isinstance(event, BlindsLevel)
+        self.blinds = (event.small_blind, event.big_blind)
+        return []
+
+    def _on_button(self, event: EventBase) -> list[HandAction]:
+        assert isinstance(event, ButtonMoved)
+        self.button = event.seat
+        self._seat(event.seat)
+        return []
+
+    def _on_shuffle(self, event: EventBase) -> list[HandAction]:
+        del event
+        done = self._finish_pending()
+        self._start_hand()
+        return done
+
+    def _on_declaration(self, event: EventBase) -> list[HandAction]:
+        assert isinstance(event, Declaration)
+        done = self._finish_pending() if self._pending and self._pending.seat != event.seat else []
+        word = event.declaration
+        if word in ("call", "raise", "all-in"):
+            self._declared[event.seat] = word
+        elif word == "raise_to" and event.amount:
+            self._declared[event.seat] = RaiseTo(raise_to=event.amount)
+        elif word == "bet" and event.amount:
+            self._declared[event.seat] = BetAmount(bet=event.amount)
+        elif word in ("check", "fold"):
+            done += self._act_without_chips(event.seat, fold=word == "fold", seq=event.seq, t=event.t)
+        return done
+
+    def _on_card(self, event: EventBase) -> list[HandAction]:
+        assert isinstance(event, CardDealt)
+        done = self._finish_pending()
+        if event.to_zone.startswith("hole_") and event.seat is not None:
+            if self.street is Street.WAITING:
+                self._start_hand()
+            self._seat(event.seat).in_hand = True
+        elif event.to_zone == "board" and self.street is not Street.WAITING:
+            self._board_cards += 1
+            if event.card is not None:
+                self.board.append(event.card)
+            street = _STREET_BY_BOARD.get(self._board_cards, Street.RIVER)
+            if street is not self.street:
+                self._new_street(street)
+        return done
+
+    def _on_push(self, event: EventBase) -> list[HandAction]:
+        assert isinstance(event, ChipsPushed)
+        if self.street is Street.WAITING:
+            self._ignore("chips pushed with no hand running", event)
+            return []
+        done: list[HandAction] = []
+        if self._pending is not None and (self._pending.seat != event.seat or event.trip == 1):
+            done = self._finish_pending()
+        if self._pending is None:
+            self._pending = _Pending(seat=event.seat, seq=event.seq, t=event.t)
+        self._pending.trips.append(event.chips)
+        if event.seat in self._blind_seats:
+            done += self._finish_pending()
+        return done
+
+    def _on_tap(self, event: EventBase) -> list[HandAction]:
+        assert isinstance(event, Tap)
+        done = self._finish_pending()
+        return done + self._act_without_chips(event.seat, fold=None, seq=event.seq, t=event.t)
+
+    def _on_cards(self, event: EventBase) -> list[HandAction]:
+        assert isinstance(event, ZoneCards)
+        seat = event.seat
+        if (not event.zone.startswith("hole_") or seat is None or event.face_down or event.face_up
+                or self.street is Street.WAITING):
+            return []
+        state = self._seats.get(seat)
+        if state is None or not state.in_hand or state.folded or (self.actor is None and not self._pending):
+            return []
+        done = self._finish_pending()
+        return done + self._act_without_chips(seat, fold=True, seq=event.seq, t=event.t)
+
+    def _on_chips(self, event: EventBase) -> list[HandAction]:
+        assert isinstance(event, ZoneChips)
+        if event.zone.startswith("stack_") and event.seat is not None:
+            self._seat(event.seat).stack = event.value if event.visible_fraction >= 1.0 else None
+        return []
+
+    # ------------------------------------------------------------------------------------------- internals
+
+    def _seat(self, seat: int) -> _Seat:
+        if seat not in self._seats:
+            self._seats[seat] = _Seat(seat=seat)
+        return self._seats[seat]
+
+    def _ordered(self) -> list[_Seat]:
+        return [self._seats[s] for s in sorted(self._seats)]
+
+    def _clockwise_after(self, seat: int) -> list[_Seat]:
+        ordered = self._ordered()
+        after = [s for s in ordered if s.seat > seat]
+        return after + [s for s in ordered if s.seat <= seat]
+
+    def _ignore(self, why: str, event: EventBase) -> None:
+        self.ignored += 1
+        logger.debug("table %s: ignored event seq %s: %s", self.table_id, event.seq, why)
+
+    def _start_hand(self) -> None:
+        self.hand += 1
+        self.street = Street.PREFLOP
+        self.board = []
+        self._board_cards = 0
+        self._declared = {}
+        self._pending = None
+        occupied = [s for s in self._ordered() if s.stack is None or s.stack > 0]
+        for state in self._seats.values():
+            state.in_hand = state in occupied
+            state.folded = state.all_in = state.acted = state.raise_closed = False
+            state.street_in = state.hand_in = 0
+        big_blind = self.blinds[1]
+        self.facing_bet_to, self.last_full_raise, self.facing_all_in = big_blind, big_blind, False
+        self._blind_seats = self._blind_positions(occupied)
+        self._last_seat = next((s for s, kind in self._blind_seats.items() if kind == "post_big_blind"), None)
+
+    def _blind_positions(self, occupied: list[_Seat]) -> dict[int, ActionKind]:
+        if self.button is None or len(occupied) < 2:
+            return {}
+        seats = [s.seat for s in occupied]
+        after = [s for s in seats if s > self.button] + [s for s in seats if s <= self.button]
+        if len(seats) == 2:  # heads-up: the small blind is on the button (003 7-11)
+            small = self.button if self.button in seats else after[0]
+            big = next(s for s in seats if s != small)
+        else:
+            small, big = after[0], after[1]
+        return {small: "post_small_blind", big: "post_big_blind"}
+
+    def _new_street(self, street: Street) -> None:
+        self.street = street
+        for state in self._seats.values():
+            state.street_in = 0
+            state.acted = state.raise_closed = False
+        self.facing_bet_to, self.last_full_raise, self.facing_all_in = 0, self.blinds[1], False
+        self._last_seat = self.button
+        self._declared = {}
+
+    def _act_without_chips(self, seat: int, *, fold: bool | None, seq: int, t: float) -> list[HandAction]:
+        state = self._seats.get(seat)
+        if state is None or not state.in_hand or state.folded or self.street is Street.WAITING:
+            return []
+        folds = fold if fold is not None else self.facing_bet_to > state.street_in
+        out_of_turn = self.actor != seat
+        state.acted = True
+        if folds:
+            state.folded = True
+        self._last_seat = seat
+        return [HandAction(hand=self.hand, street=self.street, seat=seat, kind="fold" if folds else "check",
+                           total_to=state.street_in, trips=0, seq=seq, t=t, out_of_turn=out_of_turn)]
+
+    def _finish_pending(self) -> list[HandAction]:
+        pending, self._pending = self._pending, None
+        if pending is None or not pending.trips:
+            return []
+        state = self._seat(pending.seat)
+        pushed = sum(c.denom * c.count for trip in pending.trips for c in trip)
+        kind = self._blind_seats.pop(pending.seat, None)
+        if kind is not None:
+            return [self._post_blind(state, kind=kind, pushed=pushed, pending=pending)]
+        out_of_turn = self.actor != pending.seat
+        ruling = self._rule(state, pending=pending, pushed=pushed)
+        if ruling is None:
+            return []
+        self._apply(state, ruling)
+        return [HandAction(hand=self.hand, street=self.street, seat=state.seat, kind=ruling.action,
+                           total_to=state.street_in, trips=len(pending.trips), seq=pending.seq, t=pending.t,
+                           out_of_turn=out_of_turn, ruling=ruling)]
+
+    def _post_blind(self, state: _Seat, *, kind: ActionKind, pushed: int, pending: _Pending) -> HandAction:
+        state.in_hand = True
+        state.street_in += pushed
+        state.hand_in += pushed
+        state.all_in = state.stack == 0
+        return HandAction(hand=self.hand, street=self.street, seat=state.seat, kind=kind, total_to=state.street_in,
+                          trips=len(pending.trips), seq=pending.seq, t=pending.t, out_of_turn=False)
+
+    def _rule(self, state: _Seat, *, pending: _Pending, pushed: int) -> BetRuling | None:
+        stack_before = None if state.stack is None else state.stack + pushed
+        data = {
+            "rulebook": self.rulebook.id, "blinds": self.blinds, "street": self.street.value,
+            "facing_bet_to": max(self.facing_bet_to, state.street_in), "actor_in_before": state.street_in,
+            "last_raise_size": max(1, self.last_full_raise), "trips": tuple(pending.trips),
+            "declaration": self._declared.pop(state.seat, None), "stack_before": stack_before,
+            "facing_all_in": self.facing_all_in,
+        }
+        try:
+            situation = BetSituation.model_validate(data)
+        except ValidationError as exc:
+            self.ignored += 1
+            logger.warning("table %s seat %s: push at seq %s cannot be ruled: %s", self.table_id, state.seat,
+                           pending.seq, exc.errors()[0]["msg"])
+            return None
+        return rule_bet(situation=situation, rulebook=self.rulebook)
+
+    def _apply(self, state: _Seat, ruling: BetRuling) -> None:
+        total = ruling.total_to
+        if ruling.action == "player_choice":
+            total = next((o.total_to for o in ruling.options if o.action in ("call", "check")), ruling.total_to)
+        state.hand_in += total - state.street_in
+        state.street_in = total
+        state.all_in = ruling.all_in
+        if state.stack is not None and ruling.chips_returned:
+            state.stack += ruling.chips_returned
+        state.acted = True
+        self._last_seat = state.seat
+        if total > self.facing_bet_to:
+            self._raised(state, total=total, ruling=ruling)
+
+    def _raised(self, raiser: _Seat, *, total: int, ruling: BetRuling) -> None:
+        full = ruling.reopens_betting
+        for other in self._seats.values():
+            if other is raiser or not other.in_hand or other.folded:
+                continue
+            if full:
+                other.acted, other.raise_closed = False, False
+            elif other.acted or other.raise_closed:  # he acted before these all-ins: closed unless reopened
+                other.acted = False
+                other.raise_closed = not self._reopened_by_accumulation(other, total=total)
+        self.facing_bet_to = total
+        self.last_full_raise = ruling.next_last_raise_size
+        self.facing_all_in = not full
+
+    def _reopened_by_accumulation(self, seat: _Seat, *, total: int) -> bool:
+        """000/004 9-13: a bet doubled by several small all-ins may re-raise; TDA: facing a full raise in all."""
+        rule = self.rulebook.parameters.reopen_by_accumulation_threshold.value
+        if rule is ReopenByAccumulation.OWN_BET_DOUBLED:
+            return seat.street_in > 0 and total >= 2 * seat.street_in
+        return total - seat.street_in >= self.last_full_raise
