@@ -17,10 +17,12 @@ Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], No
 
 def _registrars() -> list[Registrar]:
     from floorman.datasets.cli import register as register_datasets
+    from floorman.models.cli import register as register_models
     from floorman.rules.cli import register as register_rules
     from floorman.vision.cli import register as register_vision
+    from floorman.vision.detect_cli import register as register_detect
 
-    return [register_datasets, register_vision, register_rules]
+    return [register_datasets, register_models, register_vision, register_detect, register_rules]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,7 +3,80 @@
 from __future__ import annotations
 
 import argparse
+import re
+import sys
+from pathlib import Path
+
+from floorman.datasets.render_dataset import DatasetSpec, render_dataset
+
+_SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``"1280x720"`` to (1280, 720); argparse shows the error."""
+    match = _SIZE.match(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"expected WxH such as 1280x720, got {text!r}")
+    width, height = int(match.group(1)), int(match.group(2))
+    if not (16 <= width <= 8192 and 16 <= height <= 8192):
+        raise argparse.ArgumentTypeError(f"expected a width and height within 16..8192, got {text!r}")
+    return width, height
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}") from None
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}")
+    return value
 
 
 def register_render(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    del sub
+    parser = sub.add_parser(
+        "render", help="render a YOLO detection dataset of random table scenes",
+        description="Render random table scenes to DIR/images/{train,val}, YOLO labels to DIR/labels, a JSON "
+        "sidecar per image to DIR/meta (card identities and corners, chip stacks, zones, camera) and "
+        "DIR/data.yaml. The output depends only on --seed (and --size), not on --workers.")
+    parser.add_argument("--count", type=_positive, required=True, help="number of images")
+    parser.add_argument("--seed", type=_seed, required=True, help="dataset seed")
+    parser.add_argument("--out", type=Path, required=True, help="output directory (new or empty)")
+    parser.add_argument("--size", type=parse_size, default=None,
+                        help="image size WxH for every image (default: each random camera picks its own)")
+    parser.add_argument("--workers", type=_positive, default=1, help="worker processes (default 1)")
+    parser.add_argument("--val-fraction", type=_fraction, default=0.1,
+                        help="fraction of images in the validation split (default 0.1)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="write into a non-empty directory (same-named files are replaced, nothing deleted)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.set_defaults(handler=run_render)
+
+
+def run_render(args: argparse.Namespace) -> int:
+    spec = DatasetSpec(out=args.out, count=args.count, seed=args.seed, size=args.size, workers=args.workers,
+                       val_fraction=args.val_fraction, overwrite=args.overwrite, progress=not args.no_progress)
+    summary = render_dataset(spec)
+    sys.stdout.write(f"wrote {summary.train + summary.val} images ({summary.train} train, {summary.val} val), "
+                     f"{summary.labels} labels, to {summary.out}\n")
+    return 0

@@ -1,0 +1,298 @@
+"""Random scenes and cameras for training data.
+
+Two styles: `CASINO` (felt or wood tables, a hand in progress: hole cards, board, muck, deck stub, stacks,
+the button, reaching hands, any camera from straight down to 35 degrees over the whole table or a sector)
+and `HOME` (the held-out photographs: a plain light-wood table shot straight down and close, a few face-up
+cards spread at random angles, face-down cards, loose single chips). `random_sample` draws both, about one
+scene in five in the `HOME` style.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from floorman.core.chips import ChipSet
+from floorman.core.layout import TableLayout
+from floorman.core.layout_gen import racetrack_layout_data
+from floorman.datasets.camera import Camera
+from floorman.datasets.render_placement import (
+    Deal,
+    IdSource,
+    add_board,
+    add_button,
+    add_deck,
+    add_hands,
+    add_hole_cards,
+    add_loose_chips,
+    add_muck,
+    add_stacks,
+    reaching_hand,
+    sample_in_polygon,
+)
+from floorman.datasets.scene import (
+    CardObject,
+    GlareSpot,
+    Lighting,
+    Scene,
+    SurfaceKind,
+    TableAppearance,
+)
+from floorman.datasets.textures import BACK_DESIGNS, N_BACK_DESIGNS, N_DECK_DESIGNS, deck_design
+
+FELT_RGB = ((38, 110, 62), (24, 92, 52), (30, 72, 128), (22, 50, 100), (128, 30, 36), (34, 34, 36),
+            (92, 94, 98), (60, 120, 90))
+WOOD_RGB = ((212, 178, 128), (222, 194, 150), (196, 156, 104), (168, 118, 72), (120, 80, 50), (186, 176, 160))
+LIGHT_WOOD_RGB = ((214, 180, 132), (226, 198, 156), (204, 168, 120), (232, 208, 170))
+RAIL_RGB = ((30, 24, 22), (18, 18, 20), (70, 44, 30), (52, 36, 30))
+SIZES = ((1280, 720), (1920, 1080), (1280, 960), (1600, 1200), (2560, 1440), (3000, 2000), (3840, 2160))
+SIZE_WEIGHTS = (0.3, 0.25, 0.1, 0.1, 0.1, 0.1, 0.05)
+PHOTO_SIZE = (3000, 2000)
+HOME_FRACTION = 0.2
+TEXTURE_SEEDS = 4
+
+
+class SceneStyle(enum.StrEnum):
+    CASINO = "casino"
+    HOME = "home"
+
+
+@lru_cache(maxsize=16)
+def layout_variant(seats: int, length: float, width: float) -> TableLayout:
+    """A racetrack layout (cached: building one validates every zone)."""
+    data = racetrack_layout_data(name=f"racetrack{seats}_{length:.0f}x{width:.0f}", seats=seats, length=length,
+                                 width=width)
+    return TableLayout.model_validate(data)
+
+
+@lru_cache(maxsize=16)
+def _without_rail(layout: TableLayout) -> TableLayout:
+    """A home table: the same surface without a padded rail."""
+    return layout.model_copy(update={"rail_width_mm": 0.0})
+
+
+@lru_cache(maxsize=1)
+def default_layout() -> TableLayout:
+    """`TableLayout.default()`, parsed once per process."""
+    return TableLayout.default()
+
+
+@lru_cache(maxsize=1)
+def default_chipset() -> ChipSet:
+    return ChipSet.default()
+
+
+def random_layout(rng: np.random.Generator) -> TableLayout:
+    if rng.random() < 0.7:
+        return default_layout()
+    seats = int(rng.choice([6, 8, 9, 10]))
+    length, width = ((2400.0, 1200.0), (2200.0, 1100.0), (2700.0, 1300.0))[int(rng.integers(3))]
+    return layout_variant(seats, length, width)
+
+
+def _pick(rng: np.random.Generator, options: tuple[tuple[int, int, int], ...]) -> tuple[int, int, int]:
+    return options[int(rng.integers(len(options)))]
+
+
+def random_appearance(rng: np.random.Generator, *, style: SceneStyle) -> TableAppearance:
+    seed = int(rng.integers(TEXTURE_SEEDS))
+    if style == SceneStyle.HOME:
+        return TableAppearance(surface=SurfaceKind.WOOD, colour=_pick(rng, LIGHT_WOOD_RGB), texture_seed=seed,
+                               bet_line_visible=False, rail_colour=_pick(rng, RAIL_RGB))
+    wood = rng.random() < 0.25
+    return TableAppearance(
+        surface=SurfaceKind.WOOD if wood else SurfaceKind.FELT,
+        colour=_pick(rng, WOOD_RGB if wood else FELT_RGB), texture_seed=seed,
+        bet_line_colour=_pick(rng, ((215, 205, 160), (235, 235, 230), (200, 170, 90))),
+        bet_line_visible=bool(rng.random() < (0.2 if wood else 0.8)), rail_colour=_pick(rng, RAIL_RGB),
+        logo=bool(rng.random() < 0.3 and not wood))
+
+
+def random_lighting(rng: np.random.Generator, scene: Scene) -> Lighting:
+    glare: list[GlareSpot] = []
+    for _ in range(int(rng.choice([0, 0, 1, 2]))):
+        if scene.cards and rng.random() < 0.7:
+            card = scene.cards[int(rng.integers(len(scene.cards)))]
+            x, y = card.x + rng.normal(0, 15), card.y + rng.normal(0, 15)
+        else:
+            x, y = sample_in_polygon(rng, scene.layout.outline_points)[0]
+        glare.append(GlareSpot(x=float(x), y=float(y), radius=float(rng.uniform(15.0, 70.0)),
+                               strength=float(rng.uniform(0.2, 0.65))))
+    angle = rng.uniform(0.0, 2.0 * math.pi)
+    reach = rng.uniform(1.0, 5.0)  # shadow shift per 10 mm of height: overhead lights, 63-84 degrees up
+    return Lighting(
+        colour_temperature_k=float(rng.uniform(3000.0, 6500.0)), intensity=float(rng.uniform(0.8, 1.15)),
+        gradient_direction_deg=float(rng.uniform(0.0, 360.0)), gradient_strength=float(rng.uniform(0.0, 0.3)),
+        glare=tuple(glare), shadow_strength=float(rng.uniform(0.15, 0.5)),
+        shadow_offset_mm=(float(reach * math.cos(angle)), float(reach * math.sin(angle))))
+
+
+def _red_or_pink_backs() -> tuple[int, ...]:
+    """The back designs printed in red or pink ink (the held-out photos' decks)."""
+    return tuple(i for i, d in enumerate(BACK_DESIGNS) if d.ink_rgb[0] > 140 and d.ink_rgb[0] > d.ink_rgb[2] + 20)
+
+
+def _deal(rng: np.random.Generator, *, style: SceneStyle) -> Deal:
+    design = int(rng.integers(N_DECK_DESIGNS))
+    backs = _red_or_pink_backs() if style == SceneStyle.HOME else tuple(range(N_BACK_DESIGNS))
+    back = int(backs[int(rng.integers(len(backs)))])
+    size = deck_design(design).size_mm
+    return Deal(order=[int(i) for i in rng.permutation(52)], design=design, back=back,
+                size_mm=(float(size[0]), float(size[1])))
+
+
+def _casino_objects(scene: Scene, rng: np.random.Generator, deal: Deal, ids: IdSource) -> None:
+    layout = scene.layout
+    seats = layout.seat_numbers
+    for seat in seats:
+        if rng.random() < 0.6:
+            add_hole_cards(scene, rng, deal, ids, seat=seat)
+        add_stacks(scene, rng, deal, ids, zone=layout.zone(f"stack_{seat}").points,
+                   stacks=int(rng.integers(0, 5)), max_chips=20)
+        if rng.random() < 0.4:
+            add_stacks(scene, rng, deal, ids, zone=layout.zone(f"bet_{seat}").points,
+                       stacks=int(rng.integers(1, 3)), max_chips=8)
+    add_board(scene, rng, deal, ids)
+    add_muck(scene, rng, deal, ids)
+    if rng.random() < 0.6:
+        add_deck(scene, rng, deal, ids)
+    pot = layout.zone("pot").points
+    if rng.random() < 0.6:
+        add_stacks(scene, rng, deal, ids, zone=pot, stacks=int(rng.integers(1, 4)), max_chips=20)
+    if rng.random() < 0.5:
+        add_loose_chips(scene, rng, deal, ids, centre=pot.mean(axis=0), count=int(rng.integers(3, 16)), spread=60.0)
+    if rng.random() < 0.85:
+        add_button(scene, rng, deal, ids)
+    add_hands(scene, rng, ids, count=int(rng.choice([0, 1, 2, 3, 4], p=[0.35, 0.3, 0.2, 0.1, 0.05])))
+
+
+def _home_focus(rng: np.random.Generator, layout: TableLayout) -> tuple[float, float]:
+    pts = layout.outline_points
+    half = np.abs(pts).max(axis=0)
+    x = rng.uniform(-0.45, 0.45) * half[0]
+    y = rng.uniform(-0.3, 0.3) * half[1]
+    return float(x), float(y)
+
+
+def _home_objects(scene: Scene, rng: np.random.Generator, deal: Deal, ids: IdSource,
+                  focus: tuple[float, float]) -> None:
+    """Objects spread over about 0.9 x 0.6 m round `focus`: the close straight-down photo's field of view."""
+    centre = np.asarray(focus)
+    spread = np.array([380.0, 230.0])
+    for k in range(int(rng.integers(1, 9))):
+        x, y = centre + rng.uniform(-1.0, 1.0, size=2) * spread
+        scene.cards.append(CardObject(id=ids.take(), card=deal.next_card(), face_up=bool(rng.random() < 0.7),
+                                      x=float(x), y=float(y), angle_deg=float(rng.uniform(0.0, 360.0)), z=0.3 * k,
+                                      design=deal.design, back=deal.back, size_mm=deal.size_mm))
+    add_loose_chips(scene, rng, deal, ids, centre=centre, count=int(rng.integers(2, 16)), spread=220.0)
+    if rng.random() < 0.2:
+        add_deck(scene, rng, deal, ids)
+        deck = scene.decks[-1]
+        x, y = centre + rng.uniform(-1.0, 1.0, size=2) * spread
+        scene.decks[-1] = type(deck)(id=deck.id, x=float(x), y=float(y), count=deck.count,
+                                     angle_deg=float(rng.uniform(0, 360)), back=deck.back, size_mm=deck.size_mm)
+    if rng.random() < 0.25:
+        seat = int(rng.choice(scene.layout.seat_numbers))
+        origin = np.asarray(scene.layout.seat(seat).position, dtype=np.float64)
+        target = centre + rng.uniform(-1.0, 1.0, size=2) * spread * 0.7
+        scene.hands.append(reaching_hand(rng, ids, origin=origin, target=target, seat=seat))
+
+
+def random_scene(rng: np.random.Generator, *, layout: TableLayout | None = None, chipset: ChipSet | None = None,
+                 style: SceneStyle | None = None) -> Scene:
+    """A random training scene (style drawn when not given: `HOME` one time in five)."""
+    return random_scene_with_focus(rng, layout=layout, chipset=chipset, style=style)[0]
+
+
+def random_scene_with_focus(rng: np.random.Generator, *, layout: TableLayout | None = None,
+                            chipset: ChipSet | None = None,
+                            style: SceneStyle | None = None) -> tuple[Scene, SceneStyle, tuple[float, float]]:
+    """A random scene, its style, and the point a camera should look at for a `HOME` scene."""
+    if style is None:
+        style = SceneStyle.HOME if rng.random() < HOME_FRACTION else SceneStyle.CASINO
+    table = layout or random_layout(rng)
+    if style == SceneStyle.HOME:
+        table = _without_rail(table)
+    scene = Scene(layout=table, chipset=chipset or default_chipset(),
+                  appearance=random_appearance(rng, style=style))
+    deal = _deal(rng, style=style)
+    ids = IdSource()
+    focus = (0.0, 0.0)
+    if style == SceneStyle.HOME:
+        focus = _home_focus(rng, table)
+        _home_objects(scene, rng, deal, ids, focus)
+    else:
+        _casino_objects(scene, rng, deal, ids)
+    scene.lighting = random_lighting(rng, scene)
+    return scene, style, focus
+
+
+def _random_size(rng: np.random.Generator) -> tuple[int, int]:
+    w, h = SIZES[int(rng.choice(len(SIZES), p=SIZE_WEIGHTS))]
+    return (h, w) if rng.random() < 0.1 else (w, h)
+
+
+def _place(*, target: tuple[float, float], height: float, tilt_deg: float, azimuth: float, extent: tuple[float, float],
+           size: tuple[int, int], roll_deg: float) -> Camera:
+    """A camera `height` above the felt, tilted toward `target`, wide enough to see `extent` (w, h) mm."""
+    offset = height * math.tan(math.radians(tilt_deg))
+    eye = (target[0] - offset * math.cos(azimuth), target[1] - offset * math.sin(azimuth), height)
+    distance = math.hypot(offset, height)
+    w, h = size
+    needed = max(extent[0], extent[1] * w / h)
+    hfov = math.degrees(2.0 * math.atan(needed / 2.0 / distance))
+    return Camera.look_at(eye=eye, target=(target[0], target[1], 0.0), size=size,
+                          hfov_deg=float(np.clip(hfov, 20.0, 120.0)), roll_deg=roll_deg)
+
+
+def random_camera(layout: TableLayout, rng: np.random.Generator, *, size: tuple[int, int] | None = None) -> Camera:
+    """Straight down up to 35 degrees of tilt, over the whole table, one to three seats, or the centre."""
+    size = size or _random_size(rng)
+    mode = str(rng.choice(["table", "sector", "centre"], p=[0.3, 0.45, 0.25]))
+    pts = layout.outline_points
+    span = pts.max(axis=0) - pts.min(axis=0) + 2.0 * layout.rail_width_mm
+    if mode == "table":
+        target = tuple(rng.normal(0.0, 40.0, size=2))
+        extent = (float(span[0] * rng.uniform(0.95, 1.1)), float(span[1] * rng.uniform(0.95, 1.1)))
+    elif mode == "sector":
+        seats = layout.seat_numbers
+        first = int(rng.integers(len(seats)))
+        chosen = [seats[(first + k) % len(seats)] for k in range(int(rng.integers(1, 4)))]
+        centres = [layout.zone(f"{kind}_{s}").points.mean(axis=0) for s in chosen for kind in ("hole", "bet")]
+        target = tuple(np.mean(centres, axis=0))
+        side = float(rng.uniform(500.0, 700.0)) * (1.0 + 0.35 * (len(chosen) - 1))
+        extent = (side, side * 0.6)
+    else:
+        target = tuple(sample_in_polygon(rng, layout.zone("board").points)[0] * 0.5)
+        side = float(rng.uniform(700.0, 1300.0))
+        extent = (side, side * 0.6)
+    tilt = float(rng.uniform(0.0, 5.0)) if rng.random() < 0.4 else float(rng.uniform(5.0, 35.0))
+    roll = float(rng.uniform(-180.0, 180.0)) if tilt < 5.0 and rng.random() < 0.5 else float(rng.normal(0.0, 6.0))
+    return _place(target=(float(target[0]), float(target[1])), height=float(rng.uniform(1000.0, 1800.0)),
+                  tilt_deg=tilt, azimuth=float(rng.uniform(0.0, 2.0 * math.pi)), extent=extent, size=size,
+                  roll_deg=roll)
+
+
+def photo_camera(rng: np.random.Generator, *, focus: tuple[float, float], card_width_mm: float,
+                 size: tuple[int, int] | None = None) -> Camera:
+    """A close straight-down camera where a card spans 150-250 px of a 3000 px wide image (scaled to `size`)."""
+    size = size or PHOTO_SIZE
+    card_px = float(rng.uniform(150.0, 250.0)) * size[0] / PHOTO_SIZE[0]
+    scale = card_px / card_width_mm
+    extent = (size[0] / scale, size[1] / scale)
+    return _place(target=focus, height=float(rng.uniform(1000.0, 1500.0)), tilt_deg=float(rng.uniform(0.0, 3.0)),
+                  azimuth=float(rng.uniform(0.0, 2.0 * math.pi)), extent=extent, size=size,
+                  roll_deg=float(rng.uniform(-180.0, 180.0)))
+
+
+def random_sample(rng: np.random.Generator, *, layout: TableLayout | None = None, chipset: ChipSet | None = None,
+                  size: tuple[int, int] | None = None) -> tuple[Scene, Camera]:
+    """A random training scene and a camera suited to its style."""
+    scene, style, focus = random_scene_with_focus(rng, layout=layout, chipset=chipset)
+    if style == SceneStyle.HOME:
+        width = scene.cards[0].size_mm[0] if scene.cards else 63.5
+        return scene, photo_camera(rng, focus=focus, card_width_mm=width, size=size)
+    return scene, random_camera(scene.layout, rng, size=size)
