@@ -144,3 +144,30 @@ def test_events_that_make_no_sense_are_counted_not_raised() -> None:
     assert state.ignored == 1 and state.log == []
     snapshot = state.snapshot()
     assert snapshot.street is Street.WAITING and snapshot.actor is None
+
+
+def test_out_of_turn_action_leaves_the_turn_where_it_was() -> None:
+    state, stream = four_handed()
+    feed(state, stream.push(1, 200))  # seat 1 calls out of turn; seat 4 still has the action
+    state.flush()
+    assert state.actor == 4 and state.log[-1].seat == 1 and state.log[-1].out_of_turn
+    feed(state, stream.push(4, 200))
+    state.flush()
+    assert not state.log[-1].out_of_turn and state.actor == 2
+
+
+def test_premature_flop_opens_once_the_round_is_over_003_2_13() -> None:
+    state, stream = four_handed()
+    feed(state, stream.push(4, 200), stream.push(1, 200), stream.push(2, 100))
+    feed(state, stream.board("2C"))
+    assert state.card_while_round_open and state.street is Street.PREFLOP and state.actor == 3
+    feed(state, stream.tap(3))
+    assert state.street is Street.FLOP and state.actor == 2 and state.board == ["2C"]
+
+
+def test_hole_cards_are_a_fold_only_once_in_the_muck() -> None:
+    state, stream = four_handed()
+    feed(state, stream.lift(4, hold=2.0))  # a peek: the cards come back
+    assert state.seats_in_hand == (1, 2, 3, 4) and state.actor == 4 and not state.lifted
+    feed(state, stream.fold(4))
+    assert state.seats_in_hand == (1, 2, 3) and state.log[-1].kind == "fold" and state.last_folder == 4

@@ -1,4 +1,5 @@
-"""`floorman ruling` (a bet ruling as JSON) and `floorman rules list|check` (the rulebooks)."""
+"""`floorman ruling` (a bet ruling as JSON), `floorman rules --subscribe/--publish` (the checker service) and
+`floorman rules list|check|check-truth`."""
 
 from __future__ import annotations
 
@@ -8,9 +9,13 @@ import sys
 from pathlib import Path
 
 from floorman.core.errors import SchemaError
+from floorman.rules.checker import RulesChecker
 from floorman.rules.rulebook import SHIPPED_RULEBOOKS, load_rulebook
 from floorman.rules.ruling_models import situation_from_json
 from floorman.rules.rulings import rule_bet
+from floorman.rules.service import RulesService
+from floorman.rules.truth_check import check_truth
+from floorman.rules.truth_io import read_truth_records, report_json, report_text, scenario_rulebook, truth_paths
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,13 +30,32 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         "overrides the file's \"rulebook\"")
     ruling.set_defaults(handler=run_ruling)
 
-    rules = subparsers.add_parser("rules", help="list the shipped rulebooks or check a rulebook YAML")
-    sub = rules.add_subparsers(dest="rules_command", metavar="SUBCOMMAND", required=True)
+    rules = subparsers.add_parser(
+        "rules", help="run the rules checker as a ZeroMQ service; list or check rulebooks; score truth files",
+        description="With --subscribe and --publish: check the events of one table (or all) and publish alerts "
+        "as [floorman/<table>/alert, JSON]. Subcommands: list, check, check-truth.")
+    rules.add_argument("--subscribe", metavar="ENDPOINT", help="event endpoint to connect a SUB socket to "
+                       "(an edge or the broker's backend), e.g. tcp://127.0.0.1:5556")
+    rules.add_argument("--publish", metavar="ENDPOINT", help="endpoint of the alert PUB socket (connected; "
+                       "--publish-bind binds it)")
+    rules.add_argument("--publish-bind", action="store_true", help="bind the alert socket instead of connecting")
+    rules.add_argument("--rulebook", metavar="R", default=None, help=f"rulebook id ({', '.join(SHIPPED_RULEBOOKS)}) "
+                       "or path to a rulebook YAML")
+    rules.add_argument("--table", metavar="T", default=None, help="check this table only (default: every table)")
+    rules.set_defaults(handler=run_service)
+    sub = rules.add_subparsers(dest="rules_command", metavar="SUBCOMMAND")
     listing = sub.add_parser("list", help="list the shipped rulebooks and the checks each turns on")
     listing.set_defaults(handler=run_list)
     check = sub.add_parser("check", help="validate a rulebook (id or YAML path); errors name the file and field")
     check.add_argument("rulebook", metavar="R", help="rulebook id or path")
     check.set_defaults(handler=run_check)
+    truth = sub.add_parser("check-truth", help="replay a scenario's truth events through the checker and score "
+                           "its alerts against the expected ones (precision, recall)")
+    truth.add_argument("path", metavar="DIR_OR_TRUTH.jsonl", help="a scenario output folder or its truth.jsonl")
+    truth.add_argument("--rulebook", dest="truth_rulebook", metavar="R", default=None,
+                       help="rulebook id or path (default: the 'rulebook' of the scenario.yaml beside the truth)")
+    truth.add_argument("--json", action="store_true", help="print the report as JSON")
+    truth.set_defaults(handler=run_check_truth)
 
 
 def _read_situation(name: str) -> tuple[str, str]:
@@ -66,4 +90,35 @@ def run_check(args: argparse.Namespace) -> int:
     book = load_rulebook(args.rulebook)
     sys.stdout.write(f"{book.id}: valid ({len(book.rules)} rules, {len(book.enabled_rules())} checks on, "
                      f"{len(book.sanctions.levels)} sanction levels)\n")
+    return 0
+
+
+def run_service(args: argparse.Namespace) -> int:
+    if not args.subscribe or not args.publish or not args.rulebook:
+        sys.stderr.write("floorman rules: expected --subscribe, --publish and --rulebook to run the checker, or a "
+                         "subcommand (list, check, check-truth)\n")
+        return 2
+    checker = RulesChecker(rulebook=load_rulebook(args.rulebook))
+    service = RulesService(checker=checker, subscribe=args.subscribe, publish=args.publish, table=args.table,
+                           bind_publish=args.publish_bind)
+    with service:
+        try:
+            service.run()
+        except KeyboardInterrupt:
+            pass
+    stats = service.stats
+    sys.stdout.write(f"events {stats.events}, alerts {stats.alerts}, malformed {stats.malformed}, "
+                     f"foreign {stats.foreign}\n")
+    return 0
+
+
+def run_check_truth(args: argparse.Namespace) -> int:
+    truth_path, spec_path = truth_paths(Path(args.path))
+    records = read_truth_records(truth_path)
+    book = load_rulebook(args.truth_rulebook or scenario_rulebook(spec_path, truth=truth_path))
+    report = check_truth(records, rulebook=book)
+    if args.json:
+        sys.stdout.write(json.dumps(report_json(report), ensure_ascii=False, indent=2) + "\n")
+    else:
+        sys.stdout.write(report_text(report, source=str(truth_path)))
     return 0

@@ -241,13 +241,20 @@ class Rulebook(BaseModel):
     def enabled_rules(self) -> tuple[RuleId, ...]:
         return tuple(rule.id for rule in self.rules if rule.enabled)
 
+    @functools.cached_property
+    def _citations(self) -> Mapping[str, Citation]:
+        citations = {}
+        for ref, text in self.quotes().items():
+            seed, rule = ref.split(" ", 1)
+            citations[ref] = Citation(rulebook=self.id, seed=seed, rule=rule, text_fr=text)
+        return MappingProxyType(citations)
+
     def citation(self, ref: str) -> Citation:
         """The `Citation` of a quoted reference; ValueError if this rulebook does not quote it."""
-        text = self.quotes().get(ref)
-        if text is None:
+        citation = self._citations.get(ref)
+        if citation is None:
             raise ValueError(f"rulebook {self.id!r} does not quote {ref!r}")
-        seed, rule = ref.split(" ", 1)
-        return Citation(rulebook=self.id, seed=seed, rule=rule, text_fr=text)
+        return citation
 
 
 def rulebook_from_yaml(text: str, *, source: str) -> Rulebook:

@@ -78,7 +78,7 @@ class _Spot:
         return sum(c.count for c in self.chips)
 
 
-def _spot(situation: BetSituation, book: Rulebook, trips: tuple[tuple[ChipCount, ...], ...]) -> _Spot:
+def _spot(situation: BetSituation, book: Rulebook, *, trips: tuple[tuple[ChipCount, ...], ...]) -> _Spot:
     big_blind = situation.blinds[1]
     facing = situation.facing_bet_to
     if situation.street == "preflop":
@@ -412,9 +412,9 @@ def _is_string_bet(situation: BetSituation) -> bool:
 def _string_bet(situation: BetSituation, book: Rulebook) -> BetRuling:
     """Several trips: 004 counts the first only; the others flag it and leave the choice to the director."""
     effect = book.parameters.string_bet_effect
-    felt_spot = _spot(situation, book, situation.trips)
-    first = _silent(_spot(situation, book, situation.trips[:1]))
-    merged = _silent(_spot(situation, book, (tuple(chip for trip in situation.trips for chip in trip),)))
+    felt_spot = _spot(situation, book, trips=situation.trips)
+    first = _silent(_spot(situation, book, trips=situation.trips[:1]))
+    merged = _silent(_spot(situation, book, trips=(tuple(chip for trip in situation.trips for chip in trip),)))
     ids = (RuleId.STRING_BET,)
     trips = len(situation.trips)
     if effect.value is StringBetEffect.FIRST_STEP_ONLY:
@@ -464,14 +464,14 @@ def _finish(spot: _Spot, outcome: _Outcome) -> BetRuling:
 
 def minimum_raise_to(*, situation: BetSituation, rulebook: Rulebook) -> int:
     """Minimum legal raise-to for the actor of `situation` (the minimum opening bet when nothing is faced)."""
-    return _min_raise_to(_spot(situation, rulebook, situation.trips))
+    return _min_raise_to(_spot(situation, rulebook, trips=situation.trips))
 
 
 def rule_bet(*, situation: BetSituation, rulebook: Rulebook) -> BetRuling:
     """The ruling on a push under `rulebook` (the situation's own `rulebook` field is not read here)."""
     if _is_string_bet(situation):
         return _string_bet(situation, rulebook)
-    spot = _spot(situation, rulebook, situation.trips)
+    spot = _spot(situation, rulebook, trips=situation.trips)
     if situation.declaration is None:
         return _finish(spot, _silent(spot))
     return _finish(spot, _declared(spot, situation.declaration))

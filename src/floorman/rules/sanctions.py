@@ -178,13 +178,14 @@ class SanctionRegister:
         while changed:
             changed = False
             for promotion in ladder.promotions:
-                if self._applies(promotion, level, history) and ladder.rank(promotion.to) > ladder.rank(level):
+                applies = self._applies(promotion, level=level, history=history)
+                if applies and ladder.rank(promotion.to) > ladder.rank(level):
                     reasons.append(_promotion_reason(promotion, level))
                     refs.extend(promotion.cite)
                     level, changed = promotion.to, True
         return level
 
-    def _applies(self, promotion: Promotion, level: str, history: tuple[SanctionEntry, ...]) -> bool:
+    def _applies(self, promotion: Promotion, *, level: str, history: tuple[SanctionEntry, ...]) -> bool:
         ladder = self.rulebook.sanctions
         if promotion.only_that_level and level != promotion.level:
             return False

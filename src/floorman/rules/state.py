@@ -1,11 +1,14 @@
 """The per-table hand state machine, driven by core events (docs/events.md).
 
 `HandState.update(event)` follows one table: button, blinds, hand boundaries (a shuffle starts the next hand),
-streets (board cards), seats in the hand, folds (taps facing a bet, hole cards leaving), pushes grouped into
-actions (the trips of one seat until someone else acts or a card comes), whose turn it is, the amount to call,
-the last full raise, all-ins, who may still raise, and the pot. Each push is ruled by `rule_bet` under the
-table's rulebook, so the amount the next player faces is the ruled one (a 45-A call with change counts as a
-call). `update` returns the `HandAction`s the event completed; `snapshot()` gives a frozen view.
+streets (board cards), seats in the hand, folds (taps facing a bet; hole cards that leave the hole zone and land
+in the muck; cards that come back were a peek), pushes grouped into actions (the trips of one seat until
+someone else acts or a card comes), whose turn it is, the amount to call, the last full raise, all-ins, who may
+still raise, and the pot. Each push is ruled by `rule_bet` under the table's rulebook, so the amount the next
+player faces is the ruled one (a 45-A call with change counts as a call). An action out of turn is recorded
+(and binds) but leaves the turn where it was. A burn or board card that comes while a player still owes an
+action is flagged (`card_while_round_open`) and its street opens only once that betting round is over.
+`update` returns the `HandAction`s the event completed; `snapshot()` gives a frozen view.
 
 It never raises on a well-typed event that makes no sense here (a push with no hand running, a fold of a seat
 not in the hand): such events are counted in `ignored` and logged.
@@ -72,6 +75,14 @@ class HandAction:
     t: float
     out_of_turn: bool
     ruling: BetRuling | None = None
+    facing_to: int = 0
+    """The bet the seat faced before acting."""
+    could_raise: bool = True
+    """Whether the seat still had the right to raise (CATALOG A4) before acting."""
+    frame: int = 0
+    """Frame of the event that started the action."""
+    chips: int = 0
+    """Number of chips pushed (0 for an action without chips)."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +132,26 @@ class _Pending:
     trips: list[tuple[ChipCount, ...]] = field(default_factory=list)
     seq: int = 0
     t: float = 0.0
+    out_of_turn: bool = False
+    facing_to: int = 0
+    could_raise: bool = True
+    frame: int = 0
+
+
+@dataclass(frozen=True)
+class PendingPush:
+    """The push in progress: the trips of one seat so far, and what he declared before it."""
+
+    seat: int
+    trips: tuple[tuple[ChipCount, ...], ...]
+    value: int
+    in_before: int
+    facing_to: int
+    declared: bool
+    out_of_turn: bool
+    seq: int
+    t: float
+    frame: int
 
 
 class HandState:
@@ -130,6 +161,7 @@ class HandState:
         self.table_id = table_id
         self.rulebook = rulebook
         self._seats: dict[int, _Seat] = {s: _Seat(seat=s) for s in seats}
+        self._order = [self._seats[s] for s in sorted(self._seats)]
         self.hand = 0
         self.street = Street.WAITING
         self.button: int | None = None
@@ -145,6 +177,19 @@ class HandState:
         self._last_seat: int | None = None
         self._pending: _Pending | None = None
         self._declared: dict[int, DeclarationWord | RaiseTo | BetAmount] = {}
+        self._deferred_street: Street | None = None
+        self.dealt: set[int] = set()
+        """Seats dealt hole cards in the current hand."""
+        self.last_folder: int | None = None
+        """The last seat that folded in the current hand."""
+        self.blinds_posted = 0
+        """Blinds posted in the current hand (none during a chip race)."""
+        self.card_while_round_open = False
+        """Set by each card event: it came while a live player still owed an action (CATALOG E2)."""
+        self.lifted: dict[int, tuple[int, float, int]] = {}
+        """Seats whose hole cards left the hole zone and have not reached the muck: seat -> (seq, t, frame)."""
+        self._muck_count = 0
+        self._burn_landing = False
         self._handlers: dict[type[EventBase], Callable[[EventBase], list[HandAction]]] = {
             BlindsLevel: self._on_blinds, ButtonMoved: self._on_button, Shuffle: self._on_shuffle,
             CardDealt: self._on_card, ChipsPushed: self._on_push, Tap: self._on_tap, ZoneCards: self._on_cards,
@@ -183,6 +228,30 @@ class HandState:
                 return seat.seat
         return None
 
+    @property
+    def round_open(self) -> bool:
+        """A live player who is not all-in still owes an action in this betting round."""
+        return self.actor is not None
+
+    @property
+    def hand_over(self) -> bool:
+        """The hand was dealt and at most one player is left in it (won by folds)."""
+        if not self.dealt or self.street is Street.WAITING:
+            return False
+        return sum(1 for s in self._order if s.in_hand and not s.folded) <= 1
+
+    @property
+    def pending(self) -> PendingPush | None:
+        """The push in progress (completed when another seat acts, a card comes or `flush`)."""
+        pending = self._pending
+        if pending is None or not pending.trips:
+            return None
+        state = self._seat(pending.seat)
+        value = sum(c.denom * c.count for trip in pending.trips for c in trip)
+        return PendingPush(seat=pending.seat, trips=tuple(pending.trips), value=value, in_before=state.street_in,
+                           facing_to=pending.facing_to, declared=pending.seat in self._declared,
+                           out_of_turn=pending.out_of_turn, seq=pending.seq, t=pending.t, frame=pending.frame)
+
     def amount_to_call(self, seat: int) -> int:
         state = self._seats.get(seat)
         if state is None or not state.in_hand or state.folded:
@@ -211,14 +280,23 @@ class HandState:
         if handler is None:
             return ()
         done = handler(event)
-        self.log.extend(done)
+        if done:
+            self.log.extend(done)
+            self._close_deferred_street()
         return tuple(done)
 
     def flush(self) -> tuple[HandAction, ...]:
         """Complete a pending push now (the seat's trips so far form one action)."""
         done = self._finish_pending()
         self.log.extend(done)
+        self._close_deferred_street()
         return tuple(done)
+
+    def _close_deferred_street(self) -> None:
+        """Cards that came early (E2) open their street once the betting round they interrupted is over."""
+        if self._deferred_street is not None and self._pending is None and self.actor is None:
+            street, self._deferred_street = self._deferred_street, None
+            self._new_street(street)
 
     def _on_blinds(self, event: EventBase) -> list[HandAction]:
         assert isinstance(event, BlindsLevel)
@@ -248,24 +326,36 @@ class HandState:
         elif word == "bet" and event.amount:
             self._declared[event.seat] = BetAmount(bet=event.amount)
         elif word in ("check", "fold"):
-            done += self._act_without_chips(event.seat, fold=word == "fold", seq=event.seq, t=event.t)
+            done += self._act_without_chips(event.seat, fold=word == "fold", seq=event.seq, t=event.t,
+                                            frame=event.frame)
         return done
 
     def _on_card(self, event: EventBase) -> list[HandAction]:
         assert isinstance(event, CardDealt)
         done = self._finish_pending()
+        self.card_while_round_open = False
+        self._burn_landing = event.to_zone == "muck"
         if event.to_zone.startswith("hole_") and event.seat is not None:
             if self.street is Street.WAITING:
                 self._start_hand()
             self._seat(event.seat).in_hand = True
-        elif event.to_zone == "board" and self.street is not Street.WAITING:
-            self._board_cards += 1
-            if event.card is not None:
-                self.board.append(event.card)
-            street = _STREET_BY_BOARD.get(self._board_cards, Street.RIVER)
-            if street is not self.street:
-                self._new_street(street)
+            self.dealt.add(event.seat)
+        elif event.to_zone in ("board", "muck") and self.street is not Street.WAITING and self.dealt:
+            opening = event.to_zone == "board" and _STREET_BY_BOARD.get(self._board_cards + 1) is self.street
+            self.card_while_round_open = self.round_open and not self.hand_over and not opening
+            if event.to_zone == "board" and not self.hand_over:
+                self._board_card(event.card)
         return done
+
+    def _board_card(self, card: str | None) -> None:
+        self._board_cards += 1
+        if card is not None:
+            self.board.append(card)
+        street = _STREET_BY_BOARD.get(self._board_cards, Street.RIVER)
+        if self.card_while_round_open:  # the round goes on; the street opens when it is over (003 2-13..2-16)
+            self._deferred_street = street
+        elif street is not self.street:
+            self._new_street(street)
 
     def _on_push(self, event: EventBase) -> list[HandAction]:
         assert isinstance(event, ChipsPushed)
@@ -276,7 +366,10 @@ class HandState:
         if self._pending is not None and (self._pending.seat != event.seat or event.trip == 1):
             done = self._finish_pending()
         if self._pending is None:
-            self._pending = _Pending(seat=event.seat, seq=event.seq, t=event.t)
+            actor = self.actor
+            self._pending = _Pending(seat=event.seat, seq=event.seq, t=event.t, frame=event.frame,
+                                     out_of_turn=actor is not None and actor != event.seat,
+                                     facing_to=self.facing_bet_to, could_raise=self.may_raise(event.seat))
         self._pending.trips.append(event.chips)
         if event.seat in self._blind_seats:
             done += self._finish_pending()
@@ -285,19 +378,38 @@ class HandState:
     def _on_tap(self, event: EventBase) -> list[HandAction]:
         assert isinstance(event, Tap)
         done = self._finish_pending()
-        return done + self._act_without_chips(event.seat, fold=None, seq=event.seq, t=event.t)
+        return done + self._act_without_chips(event.seat, fold=None, seq=event.seq, t=event.t, frame=event.frame)
 
     def _on_cards(self, event: EventBase) -> list[HandAction]:
+        """Hole cards leaving the hole zone are a fold once they land in the muck; back in place, a peek."""
         assert isinstance(event, ZoneCards)
+        if event.zone == "muck":
+            return self._on_muck(event)
         seat = event.seat
-        if (not event.zone.startswith("hole_") or seat is None or event.face_down or event.face_up
-                or self.street is Street.WAITING):
+        if not event.zone.startswith("hole_") or seat is None or self.street is Street.WAITING:
+            return []
+        if event.face_down or event.face_up:
+            self.lifted.pop(seat, None)
             return []
         state = self._seats.get(seat)
         if state is None or not state.in_hand or state.folded or (self.actor is None and not self._pending):
             return []
+        self.lifted[seat] = (event.seq, event.t, event.frame)
+        return self._finish_pending()
+
+    def _on_muck(self, event: ZoneCards) -> list[HandAction]:
+        grown = event.face_down > self._muck_count
+        self._muck_count = event.face_down
+        if self._burn_landing:  # the muck grew by a burn card
+            self._burn_landing = False
+            return []
+        if not grown or not self.lifted:
+            return []
         done = self._finish_pending()
-        return done + self._act_without_chips(seat, fold=True, seq=event.seq, t=event.t)
+        lifted, self.lifted = self.lifted, {}
+        for seat, (seq, t, frame) in lifted.items():
+            done += self._act_without_chips(seat, fold=True, seq=seq, t=t, frame=frame)
+        return done
 
     def _on_chips(self, event: EventBase) -> list[HandAction]:
         assert isinstance(event, ZoneChips)
@@ -308,12 +420,14 @@ class HandState:
     # ------------------------------------------------------------------------------------------- internals
 
     def _seat(self, seat: int) -> _Seat:
-        if seat not in self._seats:
-            self._seats[seat] = _Seat(seat=seat)
-        return self._seats[seat]
+        state = self._seats.get(seat)
+        if state is None:
+            state = self._seats[seat] = _Seat(seat=seat)
+            self._order = [self._seats[s] for s in sorted(self._seats)]
+        return state
 
     def _ordered(self) -> list[_Seat]:
-        return [self._seats[s] for s in sorted(self._seats)]
+        return self._order
 
     def _clockwise_after(self, seat: int) -> list[_Seat]:
         ordered = self._ordered()
@@ -331,6 +445,11 @@ class HandState:
         self._board_cards = 0
         self._declared = {}
         self._pending = None
+        self._deferred_street = None
+        self.dealt = set()
+        self.last_folder = None
+        self.lifted = {}
+        self.blinds_posted = 0
         occupied = [s for s in self._ordered() if s.stack is None or s.stack > 0]
         for state in self._seats.values():
             state.in_hand = state in occupied
@@ -362,18 +481,23 @@ class HandState:
         self._last_seat = self.button
         self._declared = {}
 
-    def _act_without_chips(self, seat: int, *, fold: bool | None, seq: int, t: float) -> list[HandAction]:
+    def _act_without_chips(self, seat: int, *, fold: bool | None, seq: int, t: float,
+                           frame: int) -> list[HandAction]:
         state = self._seats.get(seat)
         if state is None or not state.in_hand or state.folded or self.street is Street.WAITING:
             return []
         folds = fold if fold is not None else self.facing_bet_to > state.street_in
-        out_of_turn = self.actor != seat
+        actor = self.actor
+        out_of_turn = actor is not None and actor != seat
         state.acted = True
         if folds:
             state.folded = True
-        self._last_seat = seat
+            self.last_folder = seat
+        if not out_of_turn:  # an action out of turn leaves the turn where it was (000 9-14, 003 8-14)
+            self._last_seat = seat
         return [HandAction(hand=self.hand, street=self.street, seat=seat, kind="fold" if folds else "check",
-                           total_to=state.street_in, trips=0, seq=seq, t=t, out_of_turn=out_of_turn)]
+                           total_to=state.street_in, trips=0, seq=seq, t=t, out_of_turn=out_of_turn,
+                           frame=frame)]
 
     def _finish_pending(self) -> list[HandAction]:
         pending, self._pending = self._pending, None
@@ -384,22 +508,25 @@ class HandState:
         kind = self._blind_seats.pop(pending.seat, None)
         if kind is not None:
             return [self._post_blind(state, kind=kind, pushed=pushed, pending=pending)]
-        out_of_turn = self.actor != pending.seat
         ruling = self._rule(state, pending=pending, pushed=pushed)
         if ruling is None:
             return []
-        self._apply(state, ruling)
+        self._apply(state, ruling, out_of_turn=pending.out_of_turn)
         return [HandAction(hand=self.hand, street=self.street, seat=state.seat, kind=ruling.action,
                            total_to=state.street_in, trips=len(pending.trips), seq=pending.seq, t=pending.t,
-                           out_of_turn=out_of_turn, ruling=ruling)]
+                           out_of_turn=pending.out_of_turn, ruling=ruling, facing_to=pending.facing_to,
+                           could_raise=pending.could_raise, frame=pending.frame,
+                           chips=sum(c.count for trip in pending.trips for c in trip))]
 
     def _post_blind(self, state: _Seat, *, kind: ActionKind, pushed: int, pending: _Pending) -> HandAction:
+        self.blinds_posted += 1
         state.in_hand = True
         state.street_in += pushed
         state.hand_in += pushed
         state.all_in = state.stack == 0
         return HandAction(hand=self.hand, street=self.street, seat=state.seat, kind=kind, total_to=state.street_in,
-                          trips=len(pending.trips), seq=pending.seq, t=pending.t, out_of_turn=False)
+                          trips=len(pending.trips), seq=pending.seq, t=pending.t, out_of_turn=False,
+                          frame=pending.frame)
 
     def _rule(self, state: _Seat, *, pending: _Pending, pushed: int) -> BetRuling | None:
         stack_before = None if state.stack is None else state.stack + pushed
@@ -419,7 +546,7 @@ class HandState:
             return None
         return rule_bet(situation=situation, rulebook=self.rulebook)
 
-    def _apply(self, state: _Seat, ruling: BetRuling) -> None:
+    def _apply(self, state: _Seat, ruling: BetRuling, *, out_of_turn: bool) -> None:
         total = ruling.total_to
         if ruling.action == "player_choice":
             total = next((o.total_to for o in ruling.options if o.action in ("call", "check")), ruling.total_to)
@@ -429,7 +556,8 @@ class HandState:
         if state.stack is not None and ruling.chips_returned:
             state.stack += ruling.chips_returned
         state.acted = True
-        self._last_seat = state.seat
+        if not out_of_turn:
+            self._last_seat = state.seat
         if total > self.facing_bet_to:
             self._raised(state, total=total, ruling=ruling)
 

@@ -1,0 +1,221 @@
+"""Betting checks, read from the acts the camera sees (chips over the bet line, taps, cards to the muck).
+
+- A8 string bet (000 9-3/9-16, 004 9-3/9-17, 003 8-3/8-16): a seat's push in several trips beyond the call
+  with no declaration heard; provisional, since a declared amount would make it legal.
+- A1 opening bet below the big blind, A3 raise below the minimum (per rulebook), A11 under-call, A4 a re-raise
+  by a player the short all-in did not reopen the betting to: from the bet ruling of each completed action.
+- B1 splashing: chips pushed that came to rest in the pot instead of the seat's bet zone.
+- C1 acting out of turn: a push, tap or fold by a seat while another seat has the action.
+- C2 skipped player (000 9-15, 004 9-15): three players acted after the seat whose turn it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from floorman.core.events import ChipsPushed, Declaration, EventBase
+from floorman.core.rule_ids import RuleId
+from floorman.rules.check_base import Check, View, enabled
+from floorman.rules.findings import Evidence, Finding
+from floorman.rules.params import SkippedPlayer, StringBetEffect
+from floorman.rules.state import HandAction, PendingPush, Street
+
+
+def verify_string_bet(event: ChipsPushed, view: View) -> Finding | None:
+    """A8: the seat's trips so far go beyond the call, in more than one trip, with nothing declared."""
+    pending = view.state.pending
+    if pending is None or not can_string_bet(pending, event=event, view=view):
+        return None
+    facing = pending.facing_to
+    effect = view.book.parameters.string_bet_effect
+    if effect.value is StringBetEffect.FIRST_STEP_ONLY:
+        fr_effect, en_effect = "seule la première étape compte", "only the first trip counts"
+    else:
+        fr_effect, en_effect = "interdite, l'arbitre décide", "forbidden, the director rules"
+    trips = len(pending.trips)
+    fr = (f"Siège {event.seat} : mise en {trips} allers ({pending.value} au total, face à {facing}) sans annonce "
+          f"entendue : mise étirée ({fr_effect}). Provisoire si une annonce a pu être faite.")
+    en = (f"Seat {event.seat}: a push in {trips} trips ({pending.value} in all, facing {facing}) with no "
+          f"declaration heard: string bet ({en_effect}). Provisional if a declaration may have been made.")
+    evidence = Evidence(seqs=[pending.seq], frames=[pending.frame], t_start=pending.t, t_end=pending.t).add(event)
+    return evidence.finding(rule=RuleId.STRING_BET, seat=event.seat, key=f"act{pending.seq}", fr=fr, en=en,
+                            provisional=not view.settings.declarations_heard, refs=effect.cite)
+
+
+def can_string_bet(pending: PendingPush, *, event: ChipsPushed, view: View) -> bool:
+    """Several trips of one seat, chips beyond the call, and no declaration on record."""
+    if pending.seat != event.seat or len(pending.trips) < 2 or pending.declared:
+        return False
+    facing = pending.facing_to
+    if view.state.street is Street.PREFLOP:
+        facing = max(facing, view.state.blinds[1])
+    return pending.in_before + pending.value > facing
+
+
+def verify_splash(event: ChipsPushed) -> Finding | None:
+    """B1: the chips came to rest in the pot, not in the seat's bet zone."""
+    if event.landed_zone.startswith("bet_"):
+        return None
+    fr = (f"Siège {event.seat} : {event.value} en jetons lancés dans le pot ({event.landed_zone}) au lieu d'être "
+          "posés à mi-chemin.")
+    en = f"Seat {event.seat}: {event.value} in chips thrown into the pot ({event.landed_zone}) instead of half-way."
+    return Evidence.of(event).finding(rule=RuleId.SPLASHING_POT, seat=event.seat, key=f"push{event.seq}",
+                                      fr=fr, en=en)
+
+
+def verify_out_of_turn_push(event: ChipsPushed, view: View) -> Finding | None:
+    """C1: the first trip of a push by a seat that did not have the action."""
+    pending = view.state.pending
+    if event.trip != 1 or pending is None or pending.seq != event.seq or not pending.out_of_turn:
+        return None
+    return _out_of_turn(Evidence.of(event), seat=event.seat, key=f"act{event.seq}", what=("mise", "push"))
+
+
+def _out_of_turn(evidence: Evidence, *, seat: int, key: str, what: tuple[str, str]) -> Finding:
+    fr = f"Siège {seat} : {what[0]} hors de son tour de parole."
+    en = f"Seat {seat}: {what[1]} out of turn."
+    return evidence.finding(rule=RuleId.OUT_OF_TURN, seat=seat, key=key, fr=fr, en=en)
+
+
+def _action_evidence(action: HandAction) -> Evidence:
+    return Evidence(seqs=[action.seq], frames=[action.frame], t_start=action.t, t_end=action.t)
+
+
+def can_under_raise(action: HandAction) -> bool:
+    """A3: a push below the minimum raise is one, unless a lone oversized chip ruled a call (a look-alike)."""
+    return not (action.chips == 1 and action.kind in ("call", "check"))
+
+
+def verify_ruled_action(action: HandAction) -> list[Finding]:
+    """A1, A3, A4, A11 from the ruling of a completed push."""
+    ruling = action.ruling
+    if ruling is None:
+        return []
+    evidence = _action_evidence(action)
+    found: list[Finding] = []
+    key = f"act{action.seq}"
+    why_fr, why_en = ruling.explanation.fr, ruling.explanation.en
+    if RuleId.MIN_OPENING_BET in ruling.rule_ids:
+        found.append(evidence.finding(
+            rule=RuleId.MIN_OPENING_BET, seat=action.seat, key=key, provisional=ruling.provisional,
+            fr=f"Siège {action.seat} : ouverture inférieure au gros blind. {why_fr}",
+            en=f"Seat {action.seat}: an opening bet below the big blind. {why_en}"))
+    if RuleId.UNDER_RAISE in ruling.rule_ids and not ruling.string_bet and can_under_raise(action):
+        found.append(evidence.finding(
+            rule=RuleId.MIN_RAISE, seat=action.seat, key=key, provisional=ruling.provisional,
+            fr=f"Siège {action.seat} : relance inférieure au minimum ({ruling.min_raise_to}). {why_fr}",
+            en=f"Seat {action.seat}: a raise below the minimum ({ruling.min_raise_to}). {why_en}"))
+    if RuleId.UNDER_CALL in ruling.rule_ids:
+        found.append(evidence.finding(
+            rule=RuleId.UNDER_CALL, seat=action.seat, key=key,
+            fr=f"Siège {action.seat} : suivi insuffisant (il devait {ruling.to_call}). {why_fr}",
+            en=f"Seat {action.seat}: an under-call (owed {ruling.to_call}). {why_en}"))
+    if not action.could_raise and action.total_to > action.facing_to and action.kind in ("raise", "all_in", "bet"):
+        found.append(evidence.finding(
+            rule=RuleId.SHORT_ALLIN_RERAISE, seat=action.seat, key=key,
+            fr=f"Siège {action.seat} : relance à {action.total_to} alors qu'un tapis insuffisant ne lui a pas rouvert "
+               "les enchères (suivre ou se coucher).",
+            en=f"Seat {action.seat}: a raise to {action.total_to} although the short all-in did not reopen the "
+               "betting to him (call or fold only)."))
+    return found
+
+
+def verify_declaration_settles(event: Declaration, view: View, *, raised: set[str]) -> Finding | None:
+    """A8 settled: the amount (or all-in) is declared for the push in progress, e.g. a late keypad entry."""
+    pending = view.state.pending
+    if pending is None or pending.seat != event.seat or event.declaration not in _SETTLING:
+        return None
+    key = f"act{pending.seq}"
+    if key not in raised:
+        return None
+    raised.discard(key)
+    amount = f" {event.amount}" if event.amount else ""
+    return Evidence.of(event).finding(
+        rule=RuleId.STRING_BET, seat=event.seat, key=key, confidence=0.0, cleared=True,
+        fr=f"Levée : annonce « {event.declaration}{amount} » du siège {event.seat} pour cette mise.",
+        en=f"Settled: seat {event.seat} declared '{event.declaration}{amount}' for this push.")
+
+
+_SETTLING = ("raise_to", "bet", "all-in")
+
+
+class BettingChecks(Check):
+    """A1, A3, A4, A8, A11, B1 and C1."""
+
+    rules = (RuleId.MIN_OPENING_BET, RuleId.MIN_RAISE, RuleId.SHORT_ALLIN_RERAISE, RuleId.STRING_BET,
+             RuleId.UNDER_CALL, RuleId.SPLASHING_POT, RuleId.OUT_OF_TURN)
+    events = (ChipsPushed, Declaration)
+    reads_actions = True
+
+    def __init__(self) -> None:
+        self._string_bets: set[str] = set()
+
+    def observe(self, event: EventBase, view: View) -> list[Finding]:
+        if isinstance(event, Declaration):
+            settled = verify_declaration_settles(event, view, raised=self._string_bets)
+            return [] if settled is None else [settled]
+        assert isinstance(event, ChipsPushed)
+        candidates = (verify_string_bet(event, view), verify_splash(event), verify_out_of_turn_push(event, view))
+        found = [f for f in candidates if f is not None and enabled(view, f.rule)]
+        self._string_bets.update(f.key for f in found if f.rule is RuleId.STRING_BET)
+        return found
+
+    def on_actions(self, actions: tuple[HandAction, ...], view: View) -> list[Finding]:
+        found: list[Finding] = []
+        for action in actions:
+            found.extend(verify_ruled_action(action))
+            if action.out_of_turn and action.trips == 0:
+                what = ("abandon", "fold") if action.kind == "fold" else ("parole", "check")
+                evidence = _action_evidence(action)
+                found.append(_out_of_turn(evidence, seat=action.seat, key=f"act{action.seq}", what=what))
+        return [f for f in found if enabled(view, f.rule)]
+
+
+@dataclass
+class _Skipped:
+    seat: int
+    hand: int
+    street: Street
+    after: list[HandAction]
+
+
+class SkippedPlayerCheck(Check):
+    """C2: three players acted after the seat whose turn it was (000 9-15, 004 9-15)."""
+
+    rules = (RuleId.SKIPPED_PLAYER,)
+    reads_actions = True
+
+    def __init__(self) -> None:
+        self._skipped: dict[int, _Skipped] = {}
+
+    def on_actions(self, actions: tuple[HandAction, ...], view: View) -> list[Finding]:
+        if view.book.parameters.skipped_after_three_actions.value is SkippedPlayer.UNSPECIFIED:
+            return []
+        state = view.state
+        found: list[Finding] = []
+        for action in actions:
+            for seat, skipped in list(self._skipped.items()):
+                if (seat == action.seat or skipped.hand != action.hand or skipped.street is not action.street
+                        or seat not in state.seats_in_hand):
+                    del self._skipped[seat]
+                    continue
+                skipped.after.append(action)
+                if len(skipped.after) == 3:
+                    found.append(self._finding(skipped, view))
+            actor = state.actor
+            if action.out_of_turn and actor is not None and actor not in self._skipped:
+                self._skipped[actor] = _Skipped(seat=actor, hand=action.hand, street=action.street, after=[action])
+        return found
+
+    @staticmethod
+    def _finding(skipped: _Skipped, view: View) -> Finding:
+        evidence = Evidence(seqs=[a.seq for a in skipped.after], frames=[a.frame for a in skipped.after],
+                            t_start=skipped.after[0].t, t_end=skipped.after[-1].t)
+        param = view.book.parameters.skipped_after_three_actions
+        seats = ", ".join(str(a.seat) for a in skipped.after)
+        return evidence.finding(
+            rule=RuleId.SKIPPED_PLAYER, seat=skipped.seat, key=f"skip{skipped.after[0].seq}", refs=param.cite,
+            fr=f"Siège {skipped.seat} sauté : trois joueurs ({seats}) ont agi après lui ; il perd le droit de miser "
+               "si le pot n'était pas ouvert, sa main est morte s'il l'était.",
+            en=f"Seat {skipped.seat} was skipped: three players ({seats}) acted after him; he loses the right to bet "
+               "if the pot was unopened, his hand is dead if it was opened.")
