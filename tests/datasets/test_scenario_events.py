@@ -170,3 +170,17 @@ def test_infraction_windows_default_to_the_act_plus_five_seconds() -> None:
     last_trip_end = 2.0 + 3 * 1.2 + 2 * 0.35
     assert string.t_end == round(last_trip_end + 5.0, 3)
     assert (splash.rule.value, splash.seat, splash.t_start, splash.t_end, splash.note) == ("B1", 1, 1, 19, "custom")
+
+
+def test_rabbit_hunt_by_a_player_shows_whose_hand_reached_the_stub() -> None:
+    hand = ("  - {do: post_blinds, at: 0.5}\n  - {do: deal, after: 0.5}\n  - {do: fold, seat: 5, after: 0.5}\n"
+            "  - {do: fold, seat: 1, after: 0.5}\n  - {do: gather, after: 0.5}\n  - {do: award, seat: 3, after: 0.5}\n")
+    by_player = play(hand + "  - {do: rabbit_hunt, count: 1, to: deck, seat: 1, by: player, after: 1}\n")
+    by_dealer = play(hand + "  - {do: rabbit_hunt, count: 1, to: deck, seat: 1, after: 1}\n")
+    reaches = [(e.zone, e.seat, e.action) for e in by_player.events if isinstance(e, HandZone) and e.zone == "deck"]
+    assert reaches == [("deck", 1, "enter"), ("deck", 1, "leave")]
+    turned = [e for e in by_player.events if isinstance(e, CardDealt) and e.face_up]
+    enter, leave = [e for e in by_player.events if isinstance(e, HandZone) and e.zone == "deck"]
+    assert len(turned) == 1
+    assert enter.seq < turned[0].seq < leave.seq
+    assert not [e for e in by_dealer.events if isinstance(e, HandZone) and e.zone == "deck" and e.seat is not None]

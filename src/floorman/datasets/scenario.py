@@ -290,6 +290,16 @@ class RabbitHunt(ActionBase):
     to: Literal["board", "deck"] = Field(default="board", description="Where they land: next board slots, or "
                                          "spread beside the stub.")
     seat: int | None = Field(default=None, ge=1, le=10, description="Seat that asked for it (the one at fault).")
+    by: Literal["dealer", "player"] = Field(
+        default="dealer", description="Whose hand turns the cards: the dealer's (at the seat's request: the camera "
+        "cannot see who asked), or the player's own (`seat`), reaching into the deck zone."
+    )
+
+    @model_validator(mode="after")
+    def _player_needs_seat(self) -> RabbitHunt:
+        if self.by == "player" and self.seat is None:
+            raise ValueError("by: player needs the seat of the player who turns the cards")
+        return self
 
 
 class Protect(SeatAction):

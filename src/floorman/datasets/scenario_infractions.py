@@ -109,9 +109,15 @@ def do_rabbit_hunt(c: Compiler, action: sp.RabbitHunt, start: float) -> float:
             spot = c.geo.deck_side_spot(k)
         t = deal_card(c, zone=action.to, spot=spot, face_up=True, t=t, duration=0.45) + 0.25
     dx, dy = c.geo.deck_spot()
-    out = c.geo.outside(None)
-    make_track(c, None, [Key(start, *out, 80), Key(start + 0.4, dx + 10, dy - 70, 45),
-                         Key(t, dx + 30, dy - 40, 40), Key(t + 0.5, *out, 80)], pose=HandPose.CUPPED)
+    owner = action.seat if action.by == "player" else None
+    out = c.geo.outside(owner)
+    track = make_track(c, owner, [Key(start, *out, 80), Key(start + 0.4, dx + 10, dy - 70, 45),
+                                  Key(t, dx + 30, dy - 40, 40), Key(t + 0.5, *out, 80)], pose=HandPose.CUPPED)
+    if owner is not None:
+        deck = c.layout.zone("deck").points
+        f_in = track.first_frame(frame_of(start), frame_of(t), inside=True, polygon=deck)
+        hand_event(c, f_in, "deck", owner, "enter")
+        hand_event(c, track.first_frame(f_in, frame_of(t + 0.5), inside=False, polygon=deck), "deck", owner, "leave")
     c.expect(rules=[(RuleId.RABBIT_HUNTING.value, action.seat)], span=(start, t), action=action,
              note=f"{action.count} card(s) turned from the stub after the hand ended")
     return t + 0.5
