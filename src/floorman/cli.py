@@ -17,12 +17,13 @@ Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], No
 
 def _registrars() -> list[Registrar]:
     from floorman.datasets.cli import register as register_datasets
+    from floorman.edge.cli import register as register_edge
     from floorman.models.cli import register as register_models
     from floorman.rules.cli import register as register_rules
     from floorman.vision.cli import register as register_vision
     from floorman.vision.detect_cli import register as register_detect
 
-    return [register_datasets, register_models, register_vision, register_detect, register_rules]
+    return [register_datasets, register_models, register_vision, register_detect, register_rules, register_edge]
 
 
 def build_parser() -> argparse.ArgumentParser:

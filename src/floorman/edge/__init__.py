@@ -1,1 +1,4 @@
-"""Edge agent: capture, pipeline, event derivation, ZeroMQ publish/broker/spool (the edge issue). Not built yet."""
+"""The edge side of the event bus: broker, publisher with its SQLite spool and replay, gap-filling subscriber, keys.
+
+The edge agent pipeline itself (capture -> detect -> track -> table state -> events) is not built yet.
+"""
