@@ -1,0 +1,117 @@
+"""`floorman models train|export|info`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from floorman.core.errors import ConfigError
+from floorman.models.registry import WEIGHTS_DIR, model_info
+from floorman.models.train import RenderSpec, TrainConfig, train_detector
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WxH such as 1280x720, got {text!r}") from None
+    return width, height
+
+
+def _levels(text: str) -> tuple[int, ...]:
+    try:
+        levels = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated sizes such as 320,960, got {text!r}") from None
+    if not levels or min(levels) < 32:
+        raise argparse.ArgumentTypeError(f"expected sizes of at least 32 px, got {text!r}")
+    return levels
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("models", help="train and export the object detector")
+    sub = parser.add_subparsers(dest="models_command", metavar="SUBCOMMAND", required=True)
+    _register_train(sub)
+    _register_export(sub)
+    info = sub.add_parser("info", help="print what an exported ONNX detector declares")
+    info.add_argument("model", type=Path, help="ONNX file")
+    info.set_defaults(handler=run_info)
+
+
+def _register_train(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    train = sub.add_parser("train", help="train a YOLO detector from scratch on a synthetic dataset (offline)",
+                           description="Render (or take) a YOLO dataset, cut it into the windows the detector sees "
+                           "and train an Ultralytics YOLO from a model YAML. Resumes runs/NAME from last.pt.")
+    defaults = TrainConfig()
+    train.add_argument("--data", type=Path, help="existing YOLO dataset folder (else one is rendered)")
+    train.add_argument("--count", type=int, default=defaults.render.count, help="frames to render")
+    train.add_argument("--seed", type=int, default=defaults.render.seed, help="render seed")
+    train.add_argument("--size", type=_size, default=defaults.render.size, help="render size WxH")
+    train.add_argument("--render-workers", type=int, default=defaults.render.workers, help="render processes")
+    train.add_argument("--levels", type=_levels, default=defaults.levels,
+                       help="pyramid levels, long side in px, comma-separated (default 320,960)")
+    train.add_argument("--imgsz", type=int, default=defaults.imgsz, help="network input size")
+    train.add_argument("--model", default=defaults.model, help="Ultralytics model YAML, e.g. yolo11n.yaml")
+    train.add_argument("--epochs", type=int, default=defaults.epochs, help="epochs")
+    train.add_argument("--time-hours", type=float, help="train for this long instead of --epochs")
+    train.add_argument("--batch", type=int, default=defaults.batch, help="batch size")
+    train.add_argument("--device", default=defaults.device, help="auto (CUDA when present), cpu or 0")
+    train.add_argument("--workers", type=int, default=defaults.loader_workers, help="data-loader workers")
+    train.add_argument("--runs", type=Path, default=defaults.runs_dir, help="runs folder")
+    train.add_argument("--name", default=defaults.name, help="run name (resumed when it exists)")
+    train.add_argument("--no-resume", action="store_true", help="start over even if NAME has a checkpoint")
+    train.set_defaults(handler=run_train)
+
+
+def _register_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    export = sub.add_parser("export", help="export a checkpoint to ONNX fp32 and static INT8",
+                            description="Write NAME.onnx (fp32) and NAME_int8.onnx (static QDQ INT8, calibrated "
+                            "on the images under --calibration, decode tail in fp32).")
+    export.add_argument("--weights", type=Path, required=True, help="trained checkpoint (.pt)")
+    export.add_argument("--out", type=Path, default=WEIGHTS_DIR, help="output folder (default: shipped weights)")
+    export.add_argument("--name", default="detector", help="file stem")
+    export.add_argument("--imgsz", type=int, default=320, help="network input size")
+    export.add_argument("--levels", type=_levels, default=(320, 960), help="pyramid levels (written as metadata)")
+    export.add_argument("--calibration", type=Path, help="folder of images (training windows) to calibrate INT8 on")
+    export.add_argument("--calibration-count", type=int, default=64, help="calibration images used")
+    export.add_argument("--no-int8", action="store_true", help="write the fp32 model only")
+    export.set_defaults(handler=run_export)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    config = TrainConfig(
+        data=args.data, render=RenderSpec(count=args.count, seed=args.seed, size=args.size,
+                                          workers=args.render_workers),
+        levels=args.levels, imgsz=args.imgsz, model=args.model, epochs=args.epochs,
+        time_hours=args.time_hours, batch=args.batch, device=args.device, loader_workers=args.workers,
+        runs_dir=args.runs, name=args.name, resume=not args.no_resume,
+    )
+    best = train_detector(config)
+    sys.stdout.write(f"best checkpoint: {best}\n")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    # onnx is export tooling (with the `train` extra), so it is imported only when exporting.
+    from floorman.models.export import ExportConfig, calibration_images, export_detector
+
+    if not args.no_int8 and args.calibration is None:
+        raise ConfigError("expected --calibration DIR for the INT8 model (or --no-int8)", field="--calibration")
+    images = () if args.no_int8 else calibration_images(args.calibration, count=args.calibration_count)
+    result = export_detector(ExportConfig(
+        weights=args.weights, out_dir=args.out, name=args.name, imgsz=args.imgsz, levels=args.levels,
+        calibration_images=images, calibration_count=args.calibration_count, int8=not args.no_int8,
+    ))
+    for path in (result.fp32, result.int8):
+        if path is not None:
+            sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)\n")
+    return 0
+
+
+def run_info(args: argparse.Namespace) -> int:
+    info = model_info(args.model)
+    levels = ", ".join(str(level) for level in info.levels) or "whole frames"
+    sys.stdout.write(f"{info.path}: imgsz {info.imgsz}, levels {levels}, {info.size_mb:.1f} MB, classes "
+                     f"{', '.join(info.names)}\n")
+    return 0

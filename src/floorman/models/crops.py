@@ -1,0 +1,181 @@
+"""Cut a YOLO dataset of whole frames into the windows the detector sees at inference.
+
+The detector (`floorman.vision.detector`) looks at each frame through a pyramid: for each level L, the frame
+is resized so its long side is L pixels and cut into overlapping square tiles of the network input size
+(one letterboxed window when it fits). The training set is made of exactly those windows, labels clipped to
+each window. A box that keeps less than `min_visible` of its area inside a window is dropped from it (at
+inference, such fragments are merged into the whole seen by a neighbouring tile or a coarser level). Most
+empty windows are skipped: one in `empty_every` is kept as a negative example.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import yaml
+
+from floorman.core.errors import ConfigError
+
+logger = logging.getLogger(__name__)
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+SPLITS = ("train", "val", "test")
+MIN_SIDE_PX = 4.0  # labels thinner than this at a level are left to the finer level
+
+
+@dataclass(frozen=True)
+class CropSpec:
+    """Pyramid levels (long side in px), window side (the network input) and overlap; label and negative rules."""
+
+    levels: tuple[int, ...]
+    window: int
+    overlap: float = 0.25
+    min_visible: float = 0.4
+    empty_every: int = 4
+
+    def __post_init__(self) -> None:
+        if not self.levels or min(self.levels) < 32:
+            raise ValueError(f"expected pyramid levels of at least 32 px, got {self.levels}")
+        if self.window < 32:
+            raise ValueError(f"expected a window of at least 32 px, got {self.window}")
+        if not 0.0 <= self.overlap < 0.9:
+            raise ValueError(f"expected an overlap in [0, 0.9), got {self.overlap}")
+        if not 0.0 < self.min_visible <= 1.0:
+            raise ValueError(f"expected min_visible in (0, 1], got {self.min_visible}")
+        if self.empty_every < 1:
+            raise ValueError(f"expected empty_every >= 1, got {self.empty_every}")
+
+
+def tile_origins(length: int, *, tile: int, overlap: float) -> list[int]:
+    """Start offsets of tiles of side `tile` covering [0, length) with at least `overlap` between neighbours."""
+    if length <= tile:
+        return [0]
+    stride = tile * (1.0 - overlap)
+    count = math.ceil((length - tile) / stride) + 1
+    step = (length - tile) / (count - 1)
+    return [round(i * step) for i in range(count)]
+
+
+def read_labels(path: Path, *, width: int, height: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """YOLO label file -> (class ids (N,), xyxy pixel boxes (N, 4)); a missing file means no objects."""
+    if not path.is_file():
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.float64)
+    rows = [line.split() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.float64)
+    values = np.asarray(rows, dtype=np.float64)
+    if values.shape[1] != 5:
+        raise ConfigError(f"expected 5 numbers per line, got {values.shape[1]}", source=str(path))
+    cx, cy, w, h = values[:, 1] * width, values[:, 2] * height, values[:, 3] * width, values[:, 4] * height
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+    return values[:, 0].astype(np.int64), boxes
+
+
+def crop_labels(
+    classes: npt.NDArray[np.int64], boxes: npt.NDArray[np.float64], *, window: tuple[int, int, int, int],
+    min_visible: float,
+) -> list[str]:
+    """YOLO label lines for the boxes that keep at least `min_visible` of their area in window (x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = window
+    clipped = np.stack([np.clip(boxes[:, 0], x0, x1), np.clip(boxes[:, 1], y0, y1),
+                        np.clip(boxes[:, 2], x0, x1), np.clip(boxes[:, 3], y0, y1)], axis=1)
+    area = np.maximum(boxes[:, 2] - boxes[:, 0], 0) * np.maximum(boxes[:, 3] - boxes[:, 1], 0)
+    kept_area = np.maximum(clipped[:, 2] - clipped[:, 0], 0) * np.maximum(clipped[:, 3] - clipped[:, 1], 0)
+    side = np.minimum(clipped[:, 2] - clipped[:, 0], clipped[:, 3] - clipped[:, 1])
+    keep = (area > 0) & (kept_area >= min_visible * np.maximum(area, 1e-9)) & (side >= MIN_SIDE_PX)
+    w, h = float(x1 - x0), float(y1 - y0)
+    lines = []
+    for cls, box in zip(classes[keep], clipped[keep], strict=True):
+        cx, cy = ((box[0] + box[2]) / 2 - x0) / w, ((box[1] + box[3]) / 2 - y0) / h
+        bw, bh = (box[2] - box[0]) / w, (box[3] - box[1]) / h
+        lines.append(f"{int(cls)} {cx:.6f} {cy:.6f} {bw:.6f} {bh:.6f}")
+    return lines
+
+
+def load_data_yaml(dataset: Path) -> dict[str, Any]:
+    path = dataset / "data.yaml"
+    if not path.is_file():
+        raise ConfigError("expected a YOLO dataset with data.yaml, got no such file", source=str(path))
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or "names" not in data:
+        raise ConfigError("expected a mapping with 'names'", source=str(path), field="names")
+    return data
+
+
+def class_names(dataset: Path) -> list[str]:
+    names = load_data_yaml(dataset)["names"]
+    if isinstance(names, dict):
+        return [str(names[key]) for key in sorted(names)]
+    return [str(name) for name in names]
+
+
+def level_windows(width: int, height: int, *, level: int, window: int, overlap: float,
+                  ) -> tuple[float, list[tuple[int, int, int, int]]]:
+    """Scale of the frame at this pyramid level and its windows (x0, y0, x1, y1) in scaled pixels."""
+    scale = level / max(width, height)
+    scaled_w, scaled_h = max(1, round(width * scale)), max(1, round(height * scale))
+    windows = [(x, y, min(x + window, scaled_w), min(y + window, scaled_h))
+               for y in tile_origins(scaled_h, tile=window, overlap=overlap)
+               for x in tile_origins(scaled_w, tile=window, overlap=overlap)]
+    return scale, windows
+
+
+def _crop_image(image_path: Path, label_path: Path, *, spec: CropSpec, out_images: Path, out_labels: Path) -> int:
+    image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise ConfigError("not a readable image", source=str(image_path))
+    height, width = image.shape[:2]
+    classes, boxes = read_labels(label_path, width=width, height=height)
+    written = 0
+    for level in spec.levels:
+        scale, windows = level_windows(width, height, level=level, window=spec.window, overlap=spec.overlap)
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        scaled = cv2.resize(image, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        for index, window in enumerate(windows):
+            lines = crop_labels(classes, boxes * scale, window=window, min_visible=spec.min_visible)
+            if not lines and (len(windows) == 1 or index % spec.empty_every != 0):
+                continue
+            stem = f"{image_path.stem}_{level}_{window[0]}_{window[1]}"
+            cv2.imwrite(str(out_images / f"{stem}.jpg"), scaled[window[1]:window[3], window[0]:window[2]],
+                        [cv2.IMWRITE_JPEG_QUALITY, 95])
+            (out_labels / f"{stem}.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+            written += 1
+    return written
+
+
+def crop_dataset(source: Path, dest: Path, *, spec: CropSpec) -> Path:
+    """Write the windowed copy of `source` (a YOLO dataset) to `dest`; returns dest/data.yaml."""
+    names = class_names(source)
+    if dest.exists():
+        shutil.rmtree(dest)
+    splits: dict[str, str] = {}
+    for split in SPLITS:
+        images = source / "images" / split
+        if not images.is_dir():
+            continue
+        out_images, out_labels = dest / "images" / split, dest / "labels" / split
+        out_images.mkdir(parents=True)
+        out_labels.mkdir(parents=True)
+        count = 0
+        for image_path in sorted(p for p in images.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
+            label_path = source / "labels" / split / f"{image_path.stem}.txt"
+            count += _crop_image(image_path, label_path, spec=spec, out_images=out_images, out_labels=out_labels)
+        splits[split] = f"images/{split}"
+        logger.info("cut %s/%s into %d windows (levels %s, window %d)", source, split, count, spec.levels,
+                    spec.window)
+    if "train" not in splits:
+        raise ConfigError("expected an images/train folder, got none", source=str(source))
+    data = {"path": str(dest.resolve()), **splits, "names": dict(enumerate(names))}
+    if "val" not in data:
+        data["val"] = data["train"]
+    out = dest / "data.yaml"
+    out.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return out

@@ -1,0 +1,198 @@
+"""`floorman detect IMAGE|DIR|VIDEO`: run the detector and print every object per image or frame.
+
+Each object: class, box in pixels, confidence; with `--layout` and `--calib`, the box's bottom centre mapped
+to table millimetres and the zone there. Card identity and chip denomination come from the recognisers
+(not built yet); the JSON output already carries `identity: null` for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+import cv2
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from floorman.core.errors import CameraError, ConfigError
+from floorman.core.layout import TableLayout
+from floorman.vision.calibration import Calibration
+from floorman.vision.cli import load_layout
+from floorman.vision.detections import Detections
+from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, create_detector, parse_levels
+
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
+VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"})
+DEFAULT_MODEL = "models/weights/detector_int8.onnx"
+_COLOURS = ((255, 255, 255), (200, 60, 60), (40, 40, 230), (0, 215, 255), (180, 120, 240))
+
+
+class DetectedObject(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    class_name: str = Field(description="Detector class (card_face, card_back, chip, dealer_button, hand).")
+    class_id: int = Field(description="Detector class id.")
+    confidence: float = Field(description="Detector score, 0..1.")
+    box: tuple[float, float, float, float] = Field(description="x1, y1, x2, y2 in pixels.")
+    table_mm: tuple[float, float] | None = Field(default=None, description="Box bottom centre on the table, mm.")
+    zone: str | None = Field(default=None, description="Layout zone at table_mm.")
+    identity: str | None = Field(default=None, description="Card or chip identity (from the recognisers).")
+
+
+class FrameReport(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str = Field(description="Image file or video file.")
+    frame: int | None = Field(description="Frame index in a video, None for an image.")
+    width: int = Field(description="Image width in pixels.")
+    height: int = Field(description="Image height in pixels.")
+    objects: list[DetectedObject] = Field(description="Every detection.")
+
+
+def default_model() -> Path:
+    return Path(str(resources.files("floorman").joinpath(DEFAULT_MODEL)))
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "detect", help="detect cards, chips, the button and hands in images or a video",
+        description="Print every detected object per image or frame: class, box in pixels, confidence (and table "
+        "mm and zone with --layout and --calib). Any image size: frames are seen through a pyramid of resized windows.")
+    parser.add_argument("source", type=Path, help="an image, a folder of images, or a video file")
+    parser.add_argument("--model", type=Path, help="ONNX detector (default: the shipped INT8 model)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per image or frame")
+    parser.add_argument("--annotate", type=Path, metavar="OUT", help="write annotated images into folder OUT")
+    parser.add_argument("--conf", type=float, default=0.25, help="minimum confidence (default 0.25)")
+    parser.add_argument("--iou", type=float, default=0.5, help="NMS IoU (default 0.5)")
+    parser.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads (default 1)")
+    parser.add_argument("--levels", type=_levels, help="pyramid levels, long side in px, e.g. 320,960 "
+                        "(default: the model's)")
+    parser.add_argument("--every", type=int, default=1, help="in a video, detect every Nth frame")
+    parser.add_argument("--max-frames", type=int, help="in a video, stop after this many detected frames")
+    parser.add_argument("--layout", help="bundled layout name or layout YAML (with --calib)")
+    parser.add_argument("--calib", type=Path, help="camera calibration YAML (with --layout)")
+    parser.set_defaults(handler=run_detect)
+
+
+def _levels(text: str) -> tuple[int, ...]:
+    try:
+        return parse_levels(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def frames(source: Path, *, every: int = 1, max_frames: int | None = None) -> Iterator[tuple[str, int | None, Image]]:
+    """(source name, frame index or None, BGR image) for an image, each image of a folder, or a video."""
+    if source.is_dir():
+        paths = sorted(p for p in source.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if not paths:
+            raise CameraError(f"{source}: no images ({', '.join(sorted(IMAGE_SUFFIXES))}) in the folder")
+        for path in paths:
+            yield str(path), None, read_image(path)
+    elif not source.is_file():
+        raise CameraError(f"{source}: no such file or folder")
+    elif source.suffix.lower() in VIDEO_SUFFIXES:
+        yield from _video_frames(source, every=every, max_frames=max_frames)
+    else:
+        yield str(source), None, read_image(source)
+
+
+def read_image(path: Path) -> Image:
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise CameraError(f"{path}: not a readable image")
+    return np.asarray(image, dtype=np.uint8)
+
+
+def _video_frames(path: Path, *, every: int, max_frames: int | None) -> Iterator[tuple[str, int | None, Image]]:
+    capture = cv2.VideoCapture(str(path))
+    if not capture.isOpened():
+        raise CameraError(f"{path}: not a readable video")
+    index, emitted = 0, 0
+    try:
+        while max_frames is None or emitted < max_frames:
+            ok, frame = capture.read()
+            if not ok:
+                break
+            if index % every == 0:
+                emitted += 1
+                yield str(path), index, np.asarray(frame, dtype=np.uint8)
+            index += 1
+    finally:
+        capture.release()
+    if index == 0:
+        raise CameraError(f"{path}: no frames could be decoded")
+
+
+def report(detections: Detections, *, names: dict[int, str], source: str, frame: int | None,
+           image_size: tuple[int, int], zones: list[str | None] | None = None) -> FrameReport:
+    objects = []
+    for i in range(len(detections)):
+        table = None if detections.xy_mm is None else (float(detections.xy_mm[i, 0]), float(detections.xy_mm[i, 1]))
+        x1, y1, x2, y2 = (round(float(v), 1) for v in detections.xyxy[i])
+        class_id = int(detections.class_id[i])
+        objects.append(DetectedObject(
+            class_name=names.get(class_id, str(class_id)), class_id=class_id,
+            confidence=round(float(detections.confidence[i]), 4), box=(x1, y1, x2, y2), table_mm=table,
+            zone=None if zones is None else zones[i]))
+    return FrameReport(source=source, frame=frame, width=image_size[0], height=image_size[1], objects=objects)
+
+
+def format_text(result: FrameReport) -> str:
+    where = result.source if result.frame is None else f"{result.source} frame {result.frame}"
+    lines = [f"{where} ({result.width}x{result.height}): {len(result.objects)} objects"]
+    for obj in result.objects:
+        x1, y1, x2, y2 = obj.box
+        line = f"  {obj.class_name:<13} {obj.confidence:.2f}  box {x1:.0f},{y1:.0f},{x2:.0f},{y2:.0f}"
+        if obj.table_mm is not None:
+            line += f"  table ({obj.table_mm[0]:.0f}, {obj.table_mm[1]:.0f}) mm  zone {obj.zone or '-'}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def annotate(image: Image, result: FrameReport) -> Image:
+    out = image.copy()
+    for obj in result.objects:
+        colour = _COLOURS[obj.class_id % len(_COLOURS)]
+        x1, y1, x2, y2 = (round(v) for v in obj.box)
+        cv2.rectangle(out, (x1, y1), (x2, y2), colour, 2)
+        cv2.putText(out, f"{obj.class_name} {obj.confidence:.2f}", (x1, max(12, y1 - 4)), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.45, colour, 1, cv2.LINE_AA)
+    return out
+
+
+def _placement(args: argparse.Namespace) -> tuple[TableLayout, Calibration] | None:
+    if (args.layout is None) != (args.calib is None):
+        raise ConfigError("expected --layout and --calib together", field="--calib" if args.calib is None
+                          else "--layout")
+    if args.layout is None:
+        return None
+    return load_layout(args.layout), Calibration.load(args.calib)
+
+
+def run_detect(args: argparse.Namespace) -> int:
+    model = args.model if args.model is not None else default_model()
+    detector: Detector = create_detector(OnnxDetectorConfig(
+        model=model, conf=args.conf, iou=args.iou, threads=args.threads, levels=args.levels))
+    placement = _placement(args)
+    if args.annotate is not None:
+        args.annotate.mkdir(parents=True, exist_ok=True)
+    for source, frame_index, image in frames(args.source, every=max(1, args.every), max_frames=args.max_frames):
+        detections = detector.detect(image)
+        zones = None
+        if placement is not None:
+            layout, calibration = placement
+            table = calibration.to_table(detections.bottom_centre.astype(np.float64))
+            detections = Detections(xyxy=detections.xyxy, confidence=detections.confidence,
+                                    class_id=detections.class_id, xy_mm=table.astype(np.float32))
+            zones = layout.zone_names_at(table) if len(detections) else []
+        result = report(detections, names=detector.names, source=source, frame=frame_index,
+                        image_size=(image.shape[1], image.shape[0]), zones=zones)
+        sys.stdout.write(result.model_dump_json() + "\n" if args.json else format_text(result))
+        if args.annotate is not None:
+            stem = Path(source).stem if frame_index is None else f"{Path(source).stem}_{frame_index:06d}"
+            cv2.imwrite(str(args.annotate / f"{stem}.jpg"), annotate(image, result))
+    return 0

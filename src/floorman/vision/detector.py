@@ -1,0 +1,284 @@
+"""Object detector backends chosen by config; the ONNX Runtime backend runs YOLO models exported by
+`floorman models export` (no torch, no Ultralytics here).
+
+`OnnxDetector.detect(frame)` looks at the frame through a small pyramid, the one the model was trained on
+(`floorman models train`): for each level L the frame is resized so its long side is L pixels and cut into
+overlapping square windows of the network input size (a single letterboxed window when it fits). Each window
+is run through the session; YOLO's (1, 4 + classes, anchors) output (centre-size boxes in input pixels, class
+scores 0..1) is decoded, filtered by confidence and reduced by class-wise NMS. Any frame size works: small
+objects are found in the fine level's windows, large ones in the coarse level. Across windows, duplicates are
+suppressed by NMS, and a box cut by a window's inner edge that lies mostly inside another window's box of the
+same class is merged into it (their union).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import logging
+import math
+from pathlib import Path
+from typing import Annotated, Any, Literal, Protocol
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict, Field
+
+from floorman.core.errors import ConfigError
+from floorman.vision.detections import Detections, FloatArray, IntArray
+
+logger = logging.getLogger(__name__)
+
+LEVELS_KEY = "floorman_levels"
+EDGE_PX = 2.0  # a box this close to a window edge inside the frame is a fragment
+LETTERBOX_GREY = 114
+Image = npt.NDArray[np.uint8]
+
+
+class OnnxDetectorConfig(BaseModel):
+    """The ONNX Runtime detector backend."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: Literal["onnx"] = Field(default="onnx", description="Backend discriminator.")
+    model: Path = Field(description="ONNX file exported by `floorman models export` (fp32 or INT8).")
+    imgsz: int | None = Field(default=None, ge=32, description="Input size; None reads it from the model.")
+    conf: float = Field(default=0.25, ge=0.0, le=1.0, description="Minimum class score kept.")
+    iou: float = Field(default=0.5, gt=0.0, le=1.0, description="NMS IoU threshold.")
+    threads: int = Field(default=1, ge=1, description="ONNX Runtime intra-op threads.")
+    levels: tuple[int, ...] | None = Field(default=None, description="Pyramid levels (long side in px of the "
+                                           "resized frame); None reads the model's; () letterboxes whole frames.")
+    overlap: float = Field(default=0.2, ge=0.0, lt=0.9, description="Overlap between neighbouring windows.")
+    merge_containment: float = Field(default=0.7, gt=0.0, le=1.0, description="Across windows, merge a cut "
+                                     "box into a box of its class holding at least this fraction of it.")
+    max_detections: int = Field(default=300, ge=1, description="At most this many detections per window "
+                                "(the best, before NMS) and per frame.")
+
+
+DetectorConfig = Annotated[OnnxDetectorConfig, Field(discriminator="type")]
+
+
+class Detector(Protocol):
+    names: dict[int, str]
+
+    def detect(self, frame: Image) -> Detections: ...
+
+
+# --- geometry ------------------------------------------------------------------------------------------
+
+
+def letterbox(image: Image, imgsz: int) -> tuple[Image, float, tuple[float, float]]:
+    """Resize keeping the aspect ratio into an imgsz square, centred on grey; returns (image, scale, (dx, dy))."""
+    height, width = image.shape[:2]
+    scale = min(imgsz / width, imgsz / height)
+    new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
+    left, top = (imgsz - new_w) // 2, (imgsz - new_h) // 2
+    canvas = np.full((imgsz, imgsz, 3), LETTERBOX_GREY, dtype=np.uint8)
+    resized = image if (new_w, new_h) == (width, height) else cv2.resize(image, (new_w, new_h),
+                                                                          interpolation=cv2.INTER_LINEAR)
+    canvas[top:top + new_h, left:left + new_w] = resized
+    return canvas, scale, (float(left), float(top))
+
+
+def to_tensor(image: Image) -> npt.NDArray[np.float32]:
+    """BGR HWC uint8 -> RGB (1, 3, H, W) float32 in 0..1."""
+    tensor = image[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) * np.float32(1.0 / 255.0)
+    return np.ascontiguousarray(tensor)
+
+
+def tile_origins(length: int, *, tile: int, overlap: float) -> list[int]:
+    """Start offsets of tiles of side `tile` covering [0, length) with at least `overlap` between neighbours."""
+    if length <= tile:
+        return [0]
+    stride = tile * (1.0 - overlap)
+    count = math.ceil((length - tile) / stride) + 1
+    step = (length - tile) / (count - 1)
+    return [round(i * step) for i in range(count)]
+
+
+def decode(output: npt.NDArray[np.float32], *, conf: float) -> tuple[FloatArray, FloatArray, IntArray]:
+    """YOLO output (1, 4 + C, A) or (4 + C, A) -> (xyxy (N, 4), score (N,), class (N,)) above `conf`."""
+    predictions = output[0] if output.ndim == 3 else output
+    if predictions.ndim != 2 or predictions.shape[0] < 5:
+        raise ValueError(f"expected a YOLO output of shape (1, 4 + classes, anchors), got {output.shape}")
+    scores_all = predictions[4:]
+    class_id = scores_all.argmax(axis=0)
+    score = scores_all[class_id, np.arange(predictions.shape[1])]
+    keep = score >= conf
+    cx, cy, w, h = predictions[:4, keep]
+    xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1).astype(np.float32)
+    return xyxy, score[keep].astype(np.float32), class_id[keep].astype(np.int64)
+
+
+def box_iou(box: FloatArray, boxes: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """IoU and intersection-over-smaller-area of one box (4,) against boxes (N, 4)."""
+    x1, y1 = np.maximum(box[0], boxes[:, 0]), np.maximum(box[1], boxes[:, 1])
+    x2, y2 = np.minimum(box[2], boxes[:, 2]), np.minimum(box[3], boxes[:, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 0.0)
+    areas = np.clip(boxes[:, 2] - boxes[:, 0], 0, None) * np.clip(boxes[:, 3] - boxes[:, 1], 0, None)
+    iou = inter / np.maximum(area + areas - inter, 1e-9)
+    ios = inter / np.maximum(np.minimum(area, areas), 1e-9)
+    return iou.astype(np.float32), ios.astype(np.float32)
+
+
+def nms(detections: Detections, *, iou: float, containment: float | None = None,
+        group: IntArray | None = None, cut: npt.NDArray[np.bool_] | None = None) -> Detections:
+    """Class-wise greedy NMS by confidence. With `containment`, `group` (window index per detection) and `cut`
+    (box touches an inner window edge), a box from another window, where either is cut, that lies mostly
+    inside the other (intersection / smaller area > containment) is merged: the kept box grows to the union."""
+    if len(detections) == 0:
+        return detections
+    order = np.argsort(-detections.confidence, kind="stable")
+    boxes = detections.xyxy.copy()
+    alive = np.ones(len(detections), dtype=bool)
+    kept: list[int] = []
+    for i in order:
+        if not alive[i]:
+            continue
+        kept.append(int(i))
+        alive[i] = False
+        rest = np.flatnonzero(alive & (detections.class_id == detections.class_id[i]))
+        if rest.size == 0:
+            continue
+        overlap, inside = box_iou(boxes[i], boxes[rest])
+        hit = overlap > iou
+        if containment is not None and group is not None and cut is not None:
+            merge = (group[rest] != group[i]) & (cut[rest] | cut[i]) & (inside > containment) & ~hit
+            if merge.any():
+                members = boxes[rest[merge]]
+                boxes[i] = [min(boxes[i, 0], members[:, 0].min()), min(boxes[i, 1], members[:, 1].min()),
+                            max(boxes[i, 2], members[:, 2].max()), max(boxes[i, 3], members[:, 3].max())]
+            hit = hit | merge
+        alive[rest[hit]] = False
+    index = np.asarray(kept, dtype=np.int64)
+    result = detections[index]
+    result.xyxy = boxes[index]
+    return result
+
+
+# --- the ONNX Runtime backend --------------------------------------------------------------------------
+
+
+def _metadata(session: Any, *, source: Path) -> dict[str, str]:
+    meta: dict[str, str] = dict(session.get_modelmeta().custom_metadata_map)
+    if "names" not in meta:
+        raise ConfigError("expected ONNX metadata 'names' (export with `floorman models export`), got none",
+                          source=str(source), field="names")
+    return meta
+
+
+def parse_names(text: str, *, source: Path) -> dict[int, str]:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        raise ConfigError(f"expected a dict of class names, got {text!r}", source=str(source),
+                          field="names") from None
+    if isinstance(value, list):
+        value = dict(enumerate(value))
+    if not isinstance(value, dict):
+        raise ConfigError(f"expected a dict of class names, got {text!r}", source=str(source), field="names")
+    return {int(key): str(name) for key, name in value.items()}
+
+
+def parse_levels(text: str) -> tuple[int, ...]:
+    """ "320,960" -> (320, 960); "" -> ()."""
+    try:
+        return tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise ConfigError(f"expected comma-separated sizes, got {text!r}", field=LEVELS_KEY) from None
+
+
+class OnnxDetector:
+    """YOLO detector on ONNX Runtime (CPU)."""
+
+    def __init__(self, config: OnnxDetectorConfig) -> None:
+        if not config.model.is_file():
+            raise ConfigError(f"expected an ONNX model file, got no such file: {config.model}", field="model")
+        self.config = config
+        ort = importlib.import_module("onnxruntime")  # untyped; imported here, not at module import
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = config.threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session: Any = ort.InferenceSession(str(config.model), sess_options=options,
+                                            providers=["CPUExecutionProvider"])
+        meta = _metadata(self.session, source=config.model)
+        self.names = parse_names(meta["names"], source=config.model)
+        model_input = self.session.get_inputs()[0]
+        self.input_name = model_input.name
+        shape = model_input.shape
+        native = shape[2] if isinstance(shape[2], int) else None
+        self.imgsz = config.imgsz or native or 640
+        if native is not None and self.imgsz != native:
+            raise ConfigError(f"expected imgsz {native} (the model's fixed input), got {self.imgsz}",
+                              source=str(config.model), field="imgsz")
+        levels = config.levels if config.levels is not None else parse_levels(meta.get(LEVELS_KEY, ""))
+        self.levels: tuple[int, ...] = levels or (self.imgsz,)
+        logger.debug("detector %s: imgsz %d, levels %s, %d threads", config.model, self.imgsz, self.levels,
+                     config.threads)
+
+    def infer(self, image: Image) -> Detections:
+        """Detections in `image` letterboxed whole to the input size (pixels of `image`), before NMS."""
+        boxed, scale, (dx, dy) = letterbox(image, self.imgsz)
+        output = self.session.run(None, {self.input_name: to_tensor(boxed)})[0]
+        xyxy, score, class_id = decode(np.asarray(output, dtype=np.float32), conf=self.config.conf)
+        if len(score) > self.config.max_detections:
+            best = np.argpartition(-score, self.config.max_detections)[: self.config.max_detections]
+            xyxy, score, class_id = xyxy[best], score[best], class_id[best]
+        xyxy = (xyxy - np.array([dx, dy, dx, dy], dtype=np.float32)) / np.float32(scale)
+        height, width = image.shape[:2]
+        xyxy = np.clip(xyxy, 0, np.array([width, height, width, height], dtype=np.float32))
+        return Detections(xyxy=xyxy, confidence=score, class_id=class_id)
+
+    def windows(self, width: int, height: int, *, level: int) -> tuple[float, list[tuple[int, int, int, int]]]:
+        """The frame's scale at this level and its windows (x0, y0, x1, y1) in scaled pixels."""
+        scale = level / max(width, height)
+        scaled_w, scaled_h = max(1, round(width * scale)), max(1, round(height * scale))
+        overlap = self.config.overlap
+        return scale, [(x, y, min(x + self.imgsz, scaled_w), min(y + self.imgsz, scaled_h))
+                       for y in tile_origins(scaled_h, tile=self.imgsz, overlap=overlap)
+                       for x in tile_origins(scaled_w, tile=self.imgsz, overlap=overlap)]
+
+    def _level(self, frame: Image, *, level: int, first_group: int) -> list[Detections]:
+        height, width = frame.shape[:2]
+        scale, windows = self.windows(width, height, level=level)
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        scaled: Image = frame if size == (width, height) else np.asarray(cv2.resize(
+            frame, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR), dtype=np.uint8)
+        parts = []
+        for index, (x0, y0, x1, y1) in enumerate(windows):
+            found = nms(self.infer(scaled[y0:y1, x0:x1]), iou=self.config.iou)
+            box = found.xyxy
+            cut = (((box[:, 0] <= EDGE_PX) & (x0 > 0)) | ((box[:, 2] >= x1 - x0 - EDGE_PX) & (x1 < size[0]))
+                   | ((box[:, 1] <= EDGE_PX) & (y0 > 0)) | ((box[:, 3] >= y1 - y0 - EDGE_PX) & (y1 < size[1])))
+            found.xyxy = (box + np.array([x0, y0, x0, y0], dtype=np.float32)) / np.float32(scale)
+            parts.append(found.with_data(group=np.full(len(found), first_group + index, dtype=np.int64), cut=cut))
+        return parts
+
+    def detect(self, frame: Image) -> Detections:
+        if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            raise ValueError(f"expected a BGR uint8 image (H, W, 3), got {frame.dtype} {frame.shape}")
+        parts: list[Detections] = []
+        for level in self.levels:
+            parts.extend(self._level(frame, level=level, first_group=len(parts)))
+        merged = Detections.merge(parts)
+        if len(parts) > 1 and len(merged) > 0:
+            merged = nms(merged, iou=self.config.iou, containment=self.config.merge_containment,
+                         group=merged.data["group"], cut=merged.data["cut"])
+        merged = merged[np.argsort(-merged.confidence, kind="stable")[: self.config.max_detections]]
+        return Detections(xyxy=merged.xyxy, confidence=merged.confidence, class_id=merged.class_id)
+
+
+DETECTOR_TYPES: dict[str, type[OnnxDetector]] = {"onnx": OnnxDetector}
+
+
+def create_detector(config: DetectorConfig) -> Detector:
+    """The backend named by config.type."""
+    backend = DETECTOR_TYPES.get(config.type)
+    if backend is None:
+        raise ConfigError(f"expected a detector type in {sorted(DETECTOR_TYPES)}, got {config.type!r}",
+                          field="type")
+    return backend(config)

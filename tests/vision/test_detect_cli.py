@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from floorman.core.errors import CameraError, ConfigError
+from floorman.core.layout import TableLayout
+from floorman.vision.calibration import PointPair, calibrate_from_points
+from floorman.vision.detect_cli import frames, register
+from tests.vision.test_detector import constant_model, yolo_output
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="floorman")
+    register(parser.add_subparsers())
+    return parser.parse_args(argv)
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> Path:
+    # Input 64, whole frames: a chip at the centre of the letterboxed frame and a hand in the top-left corner.
+    output = yolo_output([(32, 32, 8, 8, 2, 0.9), (8, 20, 8, 8, 4, 0.5)])
+    return constant_model(tmp_path / "m.onnx", output, imgsz=64)
+
+
+def write_images(folder: Path, count: int, size: tuple[int, int] = (128, 64)) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(count):
+        cv2.imwrite(str(folder / f"f{i}.png"), np.full((size[1], size[0], 3), 90, np.uint8))
+    return folder
+
+
+def test_text_output_lists_every_object(tmp_path: Path, model: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    images = write_images(tmp_path / "images", 2)
+    args = parse(["detect", str(images), "--model", str(model), "--annotate", str(tmp_path / "out")])
+    assert args.handler(args) == 0
+    text = capsys.readouterr().out
+    assert text.count("(128x64): 2 objects") == 2
+    assert "chip          0.90  box 56,24,72,40" in text
+    assert "hand          0.50" in text
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["f0.jpg", "f1.jpg"]
+
+
+def test_json_output_with_table_positions(tmp_path: Path, model: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    image = write_images(tmp_path / "images", 1) / "f0.png"
+    layout = TableLayout.bundled("oval9")
+    # pixels -> mm: x_mm = 10 * u - 640, y_mm = 320 - 10 * v (a 10 mm/px top-down view centred on the table)
+    pairs = [PointPair(pixel=(u, v), table_mm=(10 * u - 640, 320 - 10 * v)) for u, v in
+             ((0, 0), (128, 0), (128, 64), (0, 64))]
+    calibration = calibrate_from_points(pairs, layout=layout, image_size=(128, 64))
+    calibration.save(tmp_path / "cal.yaml")
+    args = parse(["detect", str(image), "--model", str(model), "--json", "--layout", "oval9",
+                  "--calib", str(tmp_path / "cal.yaml")])
+    assert args.handler(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["frame"] is None and (report["width"], report["height"]) == (128, 64)
+    chip = next(obj for obj in report["objects"] if obj["class_name"] == "chip")
+    assert chip["box"] == [56.0, 24.0, 72.0, 40.0]
+    assert chip["table_mm"] == pytest.approx([0.0, -80.0], abs=1e-3)  # bottom centre (64, 40)
+    expected_zone = layout.zone_names_at(np.array([[0.0, -80.0]]))[0]
+    assert chip["zone"] == expected_zone and chip["identity"] is None
+
+
+def test_video_frames_are_numbered(tmp_path: Path, model: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    video = tmp_path / "clip.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (96, 64))
+    for _ in range(5):
+        writer.write(np.full((64, 96, 3), 80, np.uint8))
+    writer.release()
+    args = parse(["detect", str(video), "--model", str(model), "--every", "2", "--json"])
+    assert args.handler(args) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["frame"] for line in lines] == [0, 2, 4]
+
+
+def test_bad_inputs_are_named(tmp_path: Path, model: Path) -> None:
+    with pytest.raises(CameraError, match="no such file or folder"):
+        list(frames(tmp_path / "missing.png"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CameraError, match="no images"):
+        list(frames(tmp_path / "empty"))
+    (tmp_path / "junk.png").write_bytes(b"not a png")
+    with pytest.raises(CameraError, match="not a readable image"):
+        list(frames(tmp_path / "junk.png"))
+    args = parse(["detect", str(tmp_path / "junk.png"), "--model", str(model), "--layout", "oval9"])
+    with pytest.raises(ConfigError, match="expected --layout and --calib together"):
+        args.handler(args)
+    with pytest.raises(SystemExit):
+        parse(["detect", "x.png", "--levels", "320,abc"])
