@@ -1,0 +1,383 @@
+"""Read a face-up card's rank and suit from its corner index.
+
+`recognise_card(image, box=...)` finds candidate outlines of the card inside a detector box (the region of the
+paper's colour, with and without cutting it along image edges; a quadrilateral fitted to its sides, as
+perspective makes it; and card-shaped cuts of it when it is the card merged with a neighbour), rectifies each
+to a canonical upright card with the long side as height, and reads the index at the four corner positions
+(top-left and top-right, upright and turned 180 degrees: either corner of a card in any rotation). Each rank
+glyph and suit pip is scored against templates rendered from every simulator deck design (nearest template
+by cosine similarity, and a linear classifier; `data/card_index_templates.npz`, built by
+`benchmarks/cards.py templates`); red versus black ink is a cue for the suit. The corners read are averaged;
+corners or outlines that disagree, a single corner, and a small card lower the confidence. With `corners`
+(from a keypoint detector, say) the outline search is skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from floorman.core.cards import Card
+from floorman.vision.cards_index import (
+    CANON_H,
+    CANON_W,
+    RANK_CODES,
+    RED_SUITS,
+    SUIT_CODES,
+    IndexScores,
+    IndexTemplates,
+    corner_crops,
+    index_features,
+)
+
+log = logging.getLogger(__name__)
+
+FloatArray = npt.NDArray[np.float32]
+Image = npt.NDArray[np.uint8]
+
+MIN_CONFIDENCE = 0.35  # below this the reading is reported as card None
+_MIN_CARD_PX = 12.0  # shortest side of a card outline worth reading
+_MIN_CONTRAST = 25.0  # colour distance of the surroundings from the paper over the paper's own spread
+_OPENING_FRACTION = 0.04  # opening kernel of the paper mask, as a fraction of the box's short side
+_GOOD_ENOUGH = 0.9  # a reading this confident ends the search over outline candidates
+_MAX_OFF_CENTRE = 0.2  # an outline's centre may be this far from the box centre (fraction of the box side)
+_MIN_BOX_FILL = 0.5  # and its bounding box must cover this much of the box
+_DISTANCE_CAP = 80.0  # colour distances from the paper above this count as one (ink and table alike)
+_SIDE_TOLERANCE = 0.08  # outline points this close to a side (fraction of the card width) fit its line
+_MAX_CORNER_SHIFT = 0.15  # how far fitting the sides may move a corner (fraction of the card width)
+_RESOLUTION_PX = (35.0, 80.0)  # card widths from which confidence is scaled down, and up to which
+_SINGLE_CORNER = 0.7  # confidence factor of a reading from one corner only
+_LINEAR_MARGIN = 0.5  # a linear classifier's lead over its runner-up that counts as sure
+_CANNY = (30, 80)  # hysteresis thresholds of the edges that cut the paper mask
+_CARD_ASPECT = (1.397, 1.544)  # height / width of poker and bridge cards
+_RED_CUE = (0.12, 0.18)  # redness below the first is black ink, above the second red
+_COLOUR_PENALTY = 0.5  # similarity taken off suits of the other colour when the colour is clear
+_MIN_QUALITY = 0.75  # corners whose best rank or suit similarity is lower are ignored
+
+
+@dataclass(frozen=True)
+class CardReading:
+    """What `recognise_card` read: the card (None when unsure), a confidence in 0..1, the card's outline
+    (TL, TR, BR, BL of the upright or upside-down card, in image pixels; None when no outline was found), and
+    how many corner indices were read and agreed."""
+
+    card: str | None
+    confidence: float
+    corners_px: FloatArray | None
+    corners_read: int = 0
+    corners_agreeing: int = 0
+
+
+@dataclass(frozen=True)
+class IndexReading:
+    """The card read from one rectified card image: its code (None when no index was read), a confidence, and
+    how many corner indices were read and agreed with it."""
+
+    card: str | None
+    confidence: float
+    corners_read: int = 0
+    corners_agreeing: int = 0
+
+
+@lru_cache(maxsize=1)
+def default_templates() -> IndexTemplates:
+    return IndexTemplates.load()
+
+
+def _check_image(image_bgr: object) -> Image:
+    if not isinstance(image_bgr, np.ndarray):
+        raise ValueError(f"expected a BGR image as a numpy array, got {type(image_bgr).__name__}")
+    if image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or image_bgr.dtype != np.uint8:
+        raise ValueError(f"expected a BGR image of shape (H, W, 3) and dtype uint8, got shape {image_bgr.shape} "
+                         f"and dtype {image_bgr.dtype}")
+    return image_bgr
+
+
+def _check_box(box: object, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    values = np.asarray(box, dtype=np.float64).ravel() if box is not None else np.zeros(0)
+    if values.shape != (4,) or not np.isfinite(values).all():
+        raise ValueError(f"expected box as 4 finite numbers x0, y0, x1, y1, got {box!r}")
+    h, w = shape[:2]
+    x0, y0 = max(0, int(np.floor(values[0]))), max(0, int(np.floor(values[1])))
+    x1, y1 = min(w, int(np.ceil(values[2]))), min(h, int(np.ceil(values[3])))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        raise ValueError(f"expected a box with x1 > x0 and y1 > y0 inside the {w}x{h} image, got {box!r}")
+    return x0, y0, x1, y1
+
+
+def _check_corners(corners: object) -> FloatArray:
+    values = np.asarray(corners, dtype=np.float64)
+    if values.shape != (4, 2) or not np.isfinite(values).all():
+        raise ValueError(f"expected corners as a (4, 2) array of finite pixel positions, got {corners!r}")
+    return values.astype(np.float32)
+
+
+def order_corners(points: FloatArray) -> FloatArray:
+    """Four outline points as TL, TR, BR, BL of a portrait card: clockwise on screen, first side the short one."""
+    pts = np.asarray(points, dtype=np.float32).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(angles)]  # clockwise on screen (y grows downwards)
+    if np.linalg.norm(pts[1] - pts[0]) > np.linalg.norm(pts[2] - pts[1]):
+        pts = np.roll(pts, -1, axis=0)
+    return pts
+
+
+def _paper_mask(crop: Image) -> npt.NDArray[np.uint8] | None:
+    """Pixels close in colour to the paper (the colour of the brightest tenth of the crop), by Otsu."""
+    smooth = cv2.GaussianBlur(crop, (0, 0), 1.0).astype(np.float32)
+    pixels = smooth.reshape(-1, 3)
+    brightness = pixels.sum(axis=1)
+    paper = np.median(pixels[brightness >= np.percentile(brightness, 90)], axis=0)
+    distance = np.linalg.norm(smooth - paper, axis=2)
+    distance_u8 = np.clip(distance, 0, _DISTANCE_CAP).astype(np.uint8)
+    _, far = cv2.threshold(distance_u8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    near = far == 0
+    if near.all() or not near.any() or distance[~near].mean() < distance[near].mean() + _MIN_CONTRAST:
+        return None
+    return np.where(near, 255, 0).astype(np.uint8)
+
+
+def _not_table_mask(crop: Image) -> npt.NDArray[np.uint8] | None:
+    """Pixels far in colour from the table (the median colour of the crop's border), by Otsu."""
+    smooth = cv2.GaussianBlur(crop, (0, 0), 1.0).astype(np.float32)
+    border = np.concatenate([smooth[:2].reshape(-1, 3), smooth[-2:].reshape(-1, 3),
+                             smooth[:, :2].reshape(-1, 3), smooth[:, -2:].reshape(-1, 3)])
+    distance = np.linalg.norm(smooth - np.median(border, axis=0), axis=2)
+    distance_u8 = np.clip(distance, 0, _DISTANCE_CAP).astype(np.uint8)
+    _, far = cv2.threshold(distance_u8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    card = far > 0
+    if card.all() or not card.any() or distance[card].mean() < distance[~card].mean() + _MIN_CONTRAST:
+        return None
+    return np.where(card, 255, 0).astype(np.uint8)
+
+
+def _central_quad(mask: npt.NDArray[np.uint8], *, opening: int) -> FloatArray | None:
+    """The rotated rectangle around the region of `mask` (holes filled, opened) under the crop's centre, or
+    around the largest region when none is."""
+    outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(mask)
+    cv2.drawContours(filled, outlines, -1, 255, thickness=cv2.FILLED)  # the pips and the court figure
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (opening, opening))
+    opened = cv2.morphologyEx(filled, cv2.MORPH_OPEN, kernel)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    if count < 2:
+        return None
+    h, w = labels.shape
+    label = int(labels[h // 2, w // 2])
+    if label == 0:
+        label = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    contours, _ = cv2.findContours((labels == label).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    outline = max(contours, key=len).reshape(-1, 2).astype(np.float32)
+    rect = cv2.minAreaRect(cv2.convexHull(outline))
+    if min(rect[1]) < _MIN_CARD_PX:
+        return None
+    box = order_corners(np.asarray(cv2.boxPoints(rect), dtype=np.float32))
+    return _fit_sides(outline, box)
+
+
+def _fit_sides(outline: FloatArray, box: FloatArray) -> FloatArray:
+    """`box` (TL, TR, BR, BL) refined to a general quadrilateral, as perspective makes a card: a line fitted to
+    the outline points along the middle of each side, and the corners where neighbouring lines meet. Returns
+    `box` unchanged when a side has too few points or a corner moves implausibly far."""
+    short = float(min(np.linalg.norm(box[1] - box[0]), np.linalg.norm(box[2] - box[1])))
+    lines: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]] = []
+    for i in range(4):
+        a, b = box[i].astype(np.float64), box[(i + 1) % 4].astype(np.float64)
+        direction = (b - a) / max(float(np.linalg.norm(b - a)), 1e-6)
+        rel = outline.astype(np.float64) - a
+        along = rel @ direction / max(float(np.linalg.norm(b - a)), 1e-6)
+        across = np.abs(rel @ np.array([-direction[1], direction[0]]))
+        near = outline[(along > 0.15) & (along < 0.85) & (across < _SIDE_TOLERANCE * short)]
+        if len(near) < 5:
+            return box
+        vx, vy, x0, y0 = cv2.fitLine(near, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], dtype=np.float64), np.array([vx, vy], dtype=np.float64)))
+    corners = np.zeros((4, 2), dtype=np.float32)
+    for i in range(4):
+        (p, u), (q, v) = lines[i - 1], lines[i]
+        det = u[0] * -v[1] - u[1] * -v[0]
+        if abs(det) < 1e-6:
+            return box
+        t = ((q - p)[0] * -v[1] - (q - p)[1] * -v[0]) / det
+        corners[i] = p + t * u
+    if np.abs(corners - box).max() > _MAX_CORNER_SHIFT * short:
+        return box
+    return corners
+
+
+def find_card_quads(image_bgr: Image, box: tuple[int, int, int, int]) -> list[FloatArray]:
+    """Outlines of the card inside `box`, most likely first: the quadrilateral around the central region of the
+    paper's colour (holes filled, opened to drop table texture and thin bridges to neighbours), then around the
+    region far from the table's colour, then around the paper region cut along image edges (for a table of
+    nearly the paper's colour). Outlines off the box's centre or much smaller than the box are dropped."""
+    x0, y0, x1, y1 = box
+    crop = image_bgr[y0:y1, x0:x1]
+    opening = max(3, round(_OPENING_FRACTION * min(x1 - x0, y1 - y0)))
+    paper = _paper_mask(crop)
+    variants = [paper, _not_table_mask(crop)]
+    if paper is not None:
+        gray = cv2.GaussianBlur(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), (0, 0), 1.0)
+        edges = cv2.dilate(cv2.Canny(gray, _CANNY[0], _CANNY[1]), np.ones((3, 3), np.uint8))
+        variants.append(np.where(edges > 0, 0, paper).astype(np.uint8))
+    quads: list[FloatArray] = []
+    for variant in variants:
+        if variant is None:
+            continue
+        quad = _central_quad(variant, opening=opening)
+        if quad is None or any(np.abs(quad - q).max() < 2.0 for q in quads):
+            continue
+        if _fills_box(quad, width=x1 - x0, height=y1 - y0):
+            quads.append(quad)
+    return [order_corners(q + np.array([x0, y0], dtype=np.float32)) for q in quads]
+
+
+def _fills_box(quad: FloatArray, *, width: int, height: int) -> bool:
+    """Whether `quad` (in box coordinates) is centred in the box and spans most of it, as the card it was
+    drawn around should."""
+    lo, hi = quad.min(axis=0), quad.max(axis=0)
+    centre = (lo + hi) / 2.0
+    off_centre = np.abs(centre - np.array([width, height]) / 2.0) / np.array([width, height])
+    area = float(np.prod(np.clip(hi, 0, [width, height]) - np.clip(lo, 0, [width, height])))
+    return bool(off_centre.max() <= _MAX_OFF_CENTRE and area >= _MIN_BOX_FILL * width * height)
+
+
+def quad_candidates(quad: FloatArray) -> list[FloatArray]:
+    """`quad` and, when its aspect is not a card's, the card-shaped quads cut from either end of it (the region
+    found may be the card merged with a neighbour)."""
+    tl, tr, br, bl = quad
+    width, height = float(np.linalg.norm(tr - tl)), float(np.linalg.norm(bl - tl))
+    aspect = height / max(width, 1e-6)
+    out = [quad]
+    if aspect > _CARD_ASPECT[1] * 1.05:
+        for ratio in _CARD_ASPECT:
+            t = width * ratio / height
+            out += [np.array([tl, tr, tr + t * (br - tr), tl + t * (bl - tl)], dtype=np.float32),
+                    np.array([bl + t * (tl - bl), br + t * (tr - br), br, bl], dtype=np.float32)]
+    elif aspect < _CARD_ASPECT[0] * 0.95:
+        t = height / _CARD_ASPECT[0] / width
+        out += [np.array([tl, tl + t * (tr - tl), bl + t * (br - bl), bl], dtype=np.float32),
+                np.array([tr + t * (tl - tr), tr, br, br + t * (bl - br)], dtype=np.float32)]
+    return [order_corners(q) for q in out]
+
+
+def rectify(image_bgr: Image, corners: FloatArray) -> Image:
+    """The card with outline `corners` (TL, TR, BR, BL) warped to the canonical upright card."""
+    target = np.array([[0, 0], [CANON_W, 0], [CANON_W, CANON_H], [0, CANON_H]], dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(corners.astype(np.float32), target)
+    warped = cv2.warpPerspective(image_bgr, matrix, (CANON_W, CANON_H), flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(warped, dtype=np.uint8)
+
+
+def _read_corner(templates: IndexTemplates, crop: Image, *, on_right: bool) -> IndexScores | None:
+    features = index_features(crop, on_right=on_right)
+    if features is None:
+        return None
+    scores = templates.score(features)
+    if not _RED_CUE[0] <= features.redness <= _RED_CUE[1]:
+        is_red = features.redness > _RED_CUE[1]
+        penalty = np.array([0.0 if red == is_red else _COLOUR_PENALTY for red in RED_SUITS], dtype=np.float32)
+        scores = IndexScores(rank=scores.rank, suit=scores.suit - penalty, rank_linear=scores.rank_linear,
+                             suit_linear=scores.suit_linear - penalty)
+    return scores
+
+
+def _margin(scores: FloatArray) -> float:
+    top = np.sort(scores)[::-1]
+    return float(top[0] - top[1])
+
+
+def _confidence(scores: IndexScores) -> float:
+    """A 0..1 confidence from the nearest templates' similarity and the linear classifiers' margins over the
+    runners-up; low when the nearest template and the linear classifier disagree on rank or suit."""
+    best = float(min(scores.rank.max(), scores.suit.max()))
+    rank_margin, suit_margin = _margin(scores.rank_linear), _margin(scores.suit_linear)
+    confidence = (np.clip((best - 0.6) / 0.3, 0.0, 1.0) * np.clip(rank_margin / _LINEAR_MARGIN, 0.0, 1.0)
+                  * np.clip(suit_margin / _LINEAR_MARGIN, 0.0, 1.0))
+    for nearest, linear in ((scores.rank, scores.rank_linear), (scores.suit, scores.suit_linear)):
+        if int(nearest.argmax()) != int(linear.argmax()):
+            confidence *= 0.3
+    return float(confidence)
+
+
+def read_rectified(card_bgr: Image, *, templates: IndexTemplates | None = None) -> IndexReading:
+    """The card in a canonical upright card image.
+
+    The class similarities of every corner read well enough are averaged; each corner also votes for its
+    own reading, and a corner that disagrees with the result lowers the confidence."""
+    bank = templates if templates is not None else default_templates()
+    corners: list[IndexScores] = []
+    for crop, on_right in corner_crops(card_bgr):
+        scores = _read_corner(bank, crop, on_right=on_right)
+        if scores is not None and scores.quality >= _MIN_QUALITY:
+            corners.append(scores)
+    if not corners:
+        return IndexReading(card=None, confidence=0.0)
+    mean = IndexScores(rank=np.mean([c.rank for c in corners], axis=0),
+                       suit=np.mean([c.suit for c in corners], axis=0),
+                       rank_linear=np.mean([c.rank_linear for c in corners], axis=0),
+                       suit_linear=np.mean([c.suit_linear for c in corners], axis=0))
+    rank, suit = int(mean.rank_linear.argmax()), int(mean.suit_linear.argmax())
+    agreeing = sum(1 for c in corners if int(c.rank_linear.argmax()) == rank and int(c.suit_linear.argmax()) == suit)
+    confidence = _confidence(mean)
+    if agreeing > 1:
+        confidence = 1.0 - (1.0 - confidence) * 0.7
+    confidence *= 0.3 ** (len(corners) - agreeing)
+    return IndexReading(card=RANK_CODES[rank] + SUIT_CODES[suit], confidence=float(confidence),
+                        corners_read=len(corners), corners_agreeing=agreeing)
+
+
+def _resolution_factor(corners: FloatArray) -> float:
+    """How far to trust a reading at this card size: the index pip is only a few pixels on a narrow card."""
+    width = float(min(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1])))
+    return float(np.clip((width - _RESOLUTION_PX[0]) / (_RESOLUTION_PX[1] - _RESOLUTION_PX[0]), 0.2, 1.0))
+
+
+def recognise_card(image_bgr: Any, *, box: Any = None, corners: Any = None,
+                   templates: IndexTemplates | None = None) -> CardReading:
+    """Read the face-up card inside `box` (x0, y0, x1, y1 with some margin) or with outline `corners`
+    (TL, TR, BR, BL pixels; skips the outline search). Returns card None and a low confidence when unsure."""
+    image = _check_image(image_bgr)
+    if box is None and corners is None:
+        raise ValueError("expected a box or corners, got neither")
+    if corners is not None:
+        quads = [order_corners(_check_corners(corners))]
+    else:
+        quads = find_card_quads(image, _check_box(box, image.shape))
+    reading, outline = _best_reading(image, quads, templates=templates)
+    card = reading.card
+    if card is None or reading.confidence < MIN_CONFIDENCE:
+        log.debug("card unsure: best %s at confidence %.2f", card, reading.confidence)
+        card = None
+    return CardReading(card=None if card is None else str(Card.parse(card)), confidence=reading.confidence,
+                       corners_px=outline, corners_read=reading.corners_read,
+                       corners_agreeing=reading.corners_agreeing)
+
+
+def _best_reading(image: Image, quads: list[FloatArray], *,
+                  templates: IndexTemplates | None) -> tuple[IndexReading, FloatArray | None]:
+    """The most confident reading over the outline candidates of `quads`, and its outline; halved in
+    confidence when another outline reads a different card nearly as confidently."""
+    readings: list[tuple[IndexReading, FloatArray]] = []
+    for candidate in (c for quad in quads for c in quad_candidates(quad)):
+        reading = read_rectified(rectify(image, candidate), templates=templates)
+        factor = _resolution_factor(candidate)
+        if reading.corners_read == 1:
+            factor *= _SINGLE_CORNER  # one corner may belong to a card lying on this one
+        readings.append((replace(reading, confidence=reading.confidence * factor), candidate))
+        if readings[-1][0].confidence >= _GOOD_ENOUGH:
+            break
+    if not readings:
+        return IndexReading(card=None, confidence=0.0), quads[0] if quads else None
+    best, outline = max(readings, key=lambda item: item[0].confidence)
+    rival = max((r.confidence for r, _ in readings if r.card is not None and r.card != best.card), default=0.0)
+    if rival > 0.5 * best.confidence:
+        best = replace(best, confidence=best.confidence * 0.5)
+    return best, outline
