@@ -159,7 +159,7 @@ def crop_dataset(source: Path, dest: Path, *, spec: CropSpec) -> Path:
     splits: dict[str, str] = {}
     for split in SPLITS:
         images = source / "images" / split
-        if not images.is_dir():
+        if not images.is_dir() or not any(p.suffix.lower() in IMAGE_SUFFIXES for p in images.iterdir()):
             continue
         out_images, out_labels = dest / "images" / split, dest / "labels" / split
         out_images.mkdir(parents=True)

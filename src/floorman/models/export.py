@@ -152,7 +152,7 @@ def export_int8(fp32: Path, *, config: ExportConfig) -> Path:
     quantization = importlib.import_module("onnxruntime.quantization")
     quantization.quantize_static(
         str(fp32), str(target), reader, quant_format=quantization.QuantFormat.QDQ, per_channel=True,
-        activation_type=quantization.QuantType.QInt8, weight_type=quantization.QuantType.QInt8,
+        activation_type=quantization.QuantType.QUInt8, weight_type=quantization.QuantType.QInt8,
         nodes_to_exclude=excluded, calibrate_method=quantization.CalibrationMethod.MinMax,
         extra_options={"ActivationSymmetric": False, "WeightSymmetric": True},
     )
