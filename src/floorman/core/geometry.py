@@ -203,6 +203,16 @@ def offset_racetrack(length: float, width: float, inset: float, *, points_per_en
     return racetrack(length - 2 * inset, width - 2 * inset, points_per_end=points_per_end)
 
 
+def tile_origins(length: int, *, tile: int, overlap: float) -> list[int]:
+    """Start offsets of tiles of side `tile` covering [0, length) with at least `overlap` between neighbours."""
+    if length <= tile:
+        return [0]
+    stride = tile * (1.0 - overlap)
+    count = math.ceil((length - tile) / stride) + 1
+    step = (length - tile) / (count - 1)
+    return [round(i * step) for i in range(count)]
+
+
 # --- homographies (pixels <-> table millimetres) ---------------------------------------------------------
 
 

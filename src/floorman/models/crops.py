@@ -11,7 +11,6 @@ empty windows are skipped: one in `empty_every` is kept as a negative example.
 from __future__ import annotations
 
 import logging
-import math
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ import numpy.typing as npt
 import yaml
 
 from floorman.core.errors import ConfigError
+from floorman.core.geometry import tile_origins
 
 logger = logging.getLogger(__name__)
 
@@ -52,16 +52,6 @@ class CropSpec:
             raise ValueError(f"expected min_visible in (0, 1], got {self.min_visible}")
         if self.empty_every < 1:
             raise ValueError(f"expected empty_every >= 1, got {self.empty_every}")
-
-
-def tile_origins(length: int, *, tile: int, overlap: float) -> list[int]:
-    """Start offsets of tiles of side `tile` covering [0, length) with at least `overlap` between neighbours."""
-    if length <= tile:
-        return [0]
-    stride = tile * (1.0 - overlap)
-    count = math.ceil((length - tile) / stride) + 1
-    step = (length - tile) / (count - 1)
-    return [round(i * step) for i in range(count)]
 
 
 def read_labels(path: Path, *, width: int, height: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import ast
 import importlib
 import logging
-import math
 from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
@@ -26,6 +25,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from floorman.core.errors import ConfigError
+from floorman.core.geometry import tile_origins
 from floorman.vision.detections import Detections, FloatArray, IntArray
 
 logger = logging.getLogger(__name__)
@@ -85,16 +85,6 @@ def to_tensor(image: Image) -> npt.NDArray[np.float32]:
     """BGR HWC uint8 -> RGB (1, 3, H, W) float32 in 0..1."""
     tensor = image[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) * np.float32(1.0 / 255.0)
     return np.ascontiguousarray(tensor)
-
-
-def tile_origins(length: int, *, tile: int, overlap: float) -> list[int]:
-    """Start offsets of tiles of side `tile` covering [0, length) with at least `overlap` between neighbours."""
-    if length <= tile:
-        return [0]
-    stride = tile * (1.0 - overlap)
-    count = math.ceil((length - tile) / stride) + 1
-    step = (length - tile) / (count - 1)
-    return [round(i * step) for i in range(count)]
 
 
 def decode(output: npt.NDArray[np.float32], *, conf: float) -> tuple[FloatArray, FloatArray, IntArray]:
