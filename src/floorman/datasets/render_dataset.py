@@ -157,6 +157,6 @@ def render_dataset(spec: DatasetSpec) -> DatasetSummary:
     write_data_yaml(spec.out)
     summary = DatasetSummary(out=spec.out, train=sum(d.split == "train" for d in done),
                              val=sum(d.split == "val" for d in done), labels=sum(d.labels for d in done))
-    logger.info("wrote %d images (%d train, %d val) with %d labels to %s", len(done), summary.train, summary.val,
+    logger.debug("wrote %d images (%d train, %d val) with %d labels to %s", len(done), summary.train, summary.val,
                 summary.labels, spec.out)
     return summary

@@ -235,7 +235,7 @@ class RulesChecker:
             checker = TableChecker(table_id=table_id, rulebook=self.rulebook, settings=self.settings,
                                    register=self.register)
             self.tables[table_id] = checker
-            logger.info("checking table %s under rulebook %s", table_id, self.rulebook.id)
+            logger.debug("checking table %s under rulebook %s", table_id, self.rulebook.id)
         return checker
 
     def process(self, event: EventBase) -> list[Alert]:
