@@ -11,7 +11,9 @@ import pytest
 from floorman.core.errors import CameraError, ConfigError
 from floorman.core.layout import TableLayout
 from floorman.vision.calibration import PointPair, calibrate_from_points
-from floorman.vision.detect_cli import frames, register
+from floorman.vision.detect_cli import format_text, frames, read_cards, register, report
+from floorman.vision.detections import Detections
+from tests.vision.test_cards import place_card, table
 from tests.vision.test_detector import constant_model, yolo_output
 
 
@@ -92,3 +94,18 @@ def test_bad_inputs_are_named(tmp_path: Path, model: Path) -> None:
         args.handler(args)
     with pytest.raises(SystemExit):
         parse(["detect", "x.png", "--levels", "320,abc"])
+
+
+def test_face_up_cards_get_their_identity() -> None:
+    image = table()
+    box, _ = place_card(image, "QS", design=0, angle_deg=20.0)
+    detections = Detections(xyxy=np.array([box, [5, 5, 60, 60]], dtype=np.float32),
+                            confidence=np.array([0.9, 0.8], dtype=np.float32), class_id=np.array([0, 2]))
+    names = {0: "card_face", 2: "chip"}
+    identities = read_cards(image, detections, names=names)
+    assert identities[0][0] == "QS" and identities[0][1] is not None and identities[0][1] > 0.35
+    assert identities[1] == (None, None)
+    result = report(detections, names=names, source="x.png", frame=None, image_size=(420, 420),
+                    identities=identities)
+    assert result.objects[0].identity == "QS"
+    assert "card QS" in format_text(result)

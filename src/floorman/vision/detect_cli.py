@@ -1,8 +1,8 @@
 """`floorman detect IMAGE|DIR|VIDEO`: run the detector and print every object per image or frame.
 
 Each object: class, box in pixels, confidence; with `--layout` and `--calib`, the box's bottom centre mapped
-to table millimetres and the zone there. Card identity and chip denomination come from the recognisers
-(not built yet); the JSON output already carries `identity: null` for them.
+to table millimetres and the zone there. Each face-up card is read by the card recogniser (`identity`, e.g. "10H",
+with `identity_confidence`; null when unsure). Chip denominations are not recognised yet (`identity: null`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from floorman.core.errors import CameraError, ConfigError
 from floorman.core.layout import TableLayout
 from floorman.vision.calibration import Calibration
+from floorman.vision.cards import recognise_card
 from floorman.vision.cli import load_layout
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, create_detector, parse_levels
@@ -40,6 +41,7 @@ class DetectedObject(BaseModel):
     table_mm: tuple[float, float] | None = Field(default=None, description="Box bottom centre on the table, mm.")
     zone: str | None = Field(default=None, description="Layout zone at table_mm.")
     identity: str | None = Field(default=None, description="Card or chip identity (from the recognisers).")
+    identity_confidence: float | None = Field(default=None, description="Confidence of the identity, 0..1.")
 
 
 class FrameReport(BaseModel):
@@ -127,17 +129,41 @@ def _video_frames(path: Path, *, every: int, max_frames: int | None) -> Iterator
         raise CameraError(f"{path}: no frames could be decoded")
 
 
+Identity = tuple[str | None, float | None]
+
+
+def read_cards(image: Image, detections: Detections, *, names: dict[int, str], margin: float = 0.1) -> list[Identity]:
+    """The card recogniser on every `card_face` box (grown by `margin`); (None, None) for other classes."""
+    height, width = image.shape[:2]
+    identities: list[Identity] = []
+    for i in range(len(detections)):
+        if names.get(int(detections.class_id[i])) != "card_face":
+            identities.append((None, None))
+            continue
+        x1, y1, x2, y2 = (float(v) for v in detections.xyxy[i])
+        dx, dy = (x2 - x1) * margin, (y2 - y1) * margin
+        box = (max(0.0, x1 - dx), max(0.0, y1 - dy), min(float(width), x2 + dx), min(float(height), y2 + dy))
+        if box[2] - box[0] < 8 or box[3] - box[1] < 8:
+            identities.append((None, 0.0))
+            continue
+        reading = recognise_card(image, box=box)
+        identities.append((reading.card, round(float(reading.confidence), 3)))
+    return identities
+
+
 def report(detections: Detections, *, names: dict[int, str], source: str, frame: int | None,
-           image_size: tuple[int, int], zones: list[str | None] | None = None) -> FrameReport:
+           image_size: tuple[int, int], zones: list[str | None] | None = None,
+           identities: list[Identity] | None = None) -> FrameReport:
     objects = []
     for i in range(len(detections)):
+        identity, identity_confidence = (None, None) if identities is None else identities[i]
         table = None if detections.xy_mm is None else (float(detections.xy_mm[i, 0]), float(detections.xy_mm[i, 1]))
         x1, y1, x2, y2 = (round(float(v), 1) for v in detections.xyxy[i])
         class_id = int(detections.class_id[i])
         objects.append(DetectedObject(
             class_name=names.get(class_id, str(class_id)), class_id=class_id,
             confidence=round(float(detections.confidence[i]), 4), box=(x1, y1, x2, y2), table_mm=table,
-            zone=None if zones is None else zones[i]))
+            zone=None if zones is None else zones[i], identity=identity, identity_confidence=identity_confidence))
     return FrameReport(source=source, frame=frame, width=image_size[0], height=image_size[1], objects=objects)
 
 
@@ -147,6 +173,8 @@ def format_text(result: FrameReport) -> str:
     for obj in result.objects:
         x1, y1, x2, y2 = obj.box
         line = f"  {obj.class_name:<13} {obj.confidence:.2f}  box {x1:.0f},{y1:.0f},{x2:.0f},{y2:.0f}"
+        if obj.class_name == "card_face":
+            line += f"  card {obj.identity} ({obj.identity_confidence:.2f})" if obj.identity else "  card ?"
         if obj.table_mm is not None:
             line += f"  table ({obj.table_mm[0]:.0f}, {obj.table_mm[1]:.0f}) mm  zone {obj.zone or '-'}"
         lines.append(line)
@@ -159,8 +187,8 @@ def annotate(image: Image, result: FrameReport) -> Image:
         colour = _COLOURS[obj.class_id % len(_COLOURS)]
         x1, y1, x2, y2 = (round(v) for v in obj.box)
         cv2.rectangle(out, (x1, y1), (x2, y2), colour, 2)
-        cv2.putText(out, f"{obj.class_name} {obj.confidence:.2f}", (x1, max(12, y1 - 4)), cv2.FONT_HERSHEY_SIMPLEX,
-                    0.45, colour, 1, cv2.LINE_AA)
+        label = f"{obj.class_name} {obj.confidence:.2f}" + (f" {obj.identity}" if obj.identity else "")
+        cv2.putText(out, label, (x1, max(12, y1 - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 1, cv2.LINE_AA)
     return out
 
 
@@ -190,7 +218,8 @@ def run_detect(args: argparse.Namespace) -> int:
                                     class_id=detections.class_id, xy_mm=table.astype(np.float32))
             zones = layout.zone_names_at(table) if len(detections) else []
         result = report(detections, names=detector.names, source=source, frame=frame_index,
-                        image_size=(image.shape[1], image.shape[0]), zones=zones)
+                        image_size=(image.shape[1], image.shape[0]), zones=zones,
+                        identities=read_cards(image, detections, names=detector.names))
         sys.stdout.write(result.model_dump_json() + "\n" if args.json else format_text(result))
         if args.annotate is not None:
             stem = Path(source).stem if frame_index is None else f"{Path(source).stem}_{frame_index:06d}"
