@@ -183,12 +183,15 @@ def format_text(result: FrameReport) -> str:
 
 def annotate(image: Image, result: FrameReport) -> Image:
     out = image.copy()
+    scale = max(0.45, out.shape[1] / 1600.0)  # readable labels on 3000 px photos too
+    thickness = max(1, round(scale * 2))
     for obj in result.objects:
         colour = _COLOURS[obj.class_id % len(_COLOURS)]
         x1, y1, x2, y2 = (round(v) for v in obj.box)
-        cv2.rectangle(out, (x1, y1), (x2, y2), colour, 2)
+        cv2.rectangle(out, (x1, y1), (x2, y2), colour, thickness + 1)
         label = f"{obj.class_name} {obj.confidence:.2f}" + (f" {obj.identity}" if obj.identity else "")
-        cv2.putText(out, label, (x1, max(12, y1 - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 1, cv2.LINE_AA)
+        cv2.putText(out, label, (x1, max(round(28 * scale), y1 - 4)), cv2.FONT_HERSHEY_SIMPLEX, scale, colour,
+                    thickness, cv2.LINE_AA)
     return out
 
 
