@@ -5,11 +5,16 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from floorman.datasets.render_dataset import DatasetSpec, render_dataset
 
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
+
+
+NumberT = TypeVar("NumberT", int, float)
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -23,34 +28,27 @@ def parse_size(text: str) -> tuple[int, int]:
     return width, height
 
 
-def _positive(text: str) -> int:
+def _checked(text: str, *, parse: Callable[[str], NumberT], ok: Callable[[NumberT], bool], expected: str) -> NumberT:
+    """Parse a flag's value and check it, or raise ArgumentTypeError saying what was expected."""
     try:
-        value = int(text)
+        value = parse(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
     return value
+
+
+def _positive(text: str) -> int:
+    return _checked(text, parse=int, ok=lambda v: v >= 1, expected="a positive integer")
 
 
 def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
+    return _checked(text, parse=int, ok=lambda v: v >= 0, expected="a non-negative integer")
 
 
 def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}") from None
-    if not 0.0 <= value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}")
-    return value
+    return _checked(text, parse=float, ok=lambda v: 0.0 <= v < 1.0, expected="a number in [0, 1)")
 
 
 def register_render(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -17,7 +17,7 @@ import zmq
 from zmq.auth.thread import ThreadAuthenticator
 
 from floorman.edge.bus import check_endpoint
-from floorman.edge.keys import AllowList, KeyPair, make_server
+from floorman.edge.keys import AllowList, KeyPair, close_context, make_server
 
 logger = logging.getLogger(__name__)
 
@@ -127,12 +127,8 @@ class Broker:
         self._shutdown_context()
 
     def _shutdown_context(self) -> None:
-        if self._auth is not None:
-            self._auth.stop()
-            self._auth = None
-        if self._context is not None:
-            self._context.term()
-            self._context = None
+        close_context(self._context, self._auth)
+        self._context, self._auth = None, None
 
     def __enter__(self) -> Broker:
         return self.start()

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import zmq
 import zmq.auth
+from zmq.auth.thread import ThreadAuthenticator
 
 from floorman.core.errors import ConfigError
 
@@ -116,3 +117,11 @@ class AllowList:
         if not allowed:
             logger.warning("%s: refused a peer with CURVE key %s (domain %s)", self.side, key, domain)
         return allowed
+
+
+def close_context(context: zmq.Context[zmq.Socket[bytes]] | None, auth: ThreadAuthenticator | None) -> None:
+    """Stop a ZAP authenticator (if any), then terminate its context (if any)."""
+    if auth is not None:
+        auth.stop()
+    if context is not None:
+        context.term()

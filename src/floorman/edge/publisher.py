@@ -33,6 +33,7 @@ from floorman.edge.bus import MAX_REPLAY_EVENTS, PublisherKey, ReplayRequest, Re
 from floorman.edge.keys import (
     AllowList,
     KeyPair,
+    close_context,
     load_allow_list,
     load_keypair,
     load_public_key,
@@ -245,12 +246,8 @@ class EventPublisher:
         self._close_context()
 
     def _close_context(self) -> None:
-        if self._auth is not None:
-            self._auth.stop()
-            self._auth = None
-        if self._context is not None:
-            self._context.term()
-            self._context = None
+        close_context(self._context, self._auth)
+        self._context, self._auth = None, None
 
     def __enter__(self) -> EventPublisher:
         return self.start()
