@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from floorman.core.alerts import TRUTH_ADAPTER, ExpectedAlert, TruthRecord
 from floorman.core.errors import SchemaError
 from floorman.core.events import EventBase
+from floorman.core.table_state import SeenButton, SeenCard, SeenChips, SeenHand, TableState
 from floorman.datasets.render import ObjectTruth
 
 TRUTH_FILE = "truth.jsonl"
@@ -79,6 +80,31 @@ class FrameTruth(BaseModel):
     frame: int = Field(ge=0, description="Frame number.")
     t: float = Field(ge=0, description="Time of the frame, seconds.")
     objects: tuple[ObjectRecord, ...] = Field(description="Rendered objects with a visible pixel.")
+
+    def table_state(self, *, camera_id: str = "sim") -> TableState:
+        """The `TableState` a perfect perception would build from this frame (confidences 1)."""
+        cards: list[SeenCard] = []
+        chips: list[SeenChips] = []
+        hands: list[SeenHand] = []
+        button: SeenButton | None = None
+        for o in self.objects:
+            if o.cls in ("card_face", "card_back"):
+                face_up = bool(o.face_up) if o.face_up is not None else o.cls == "card_face"
+                cards.append(SeenCard(face_up=face_up, box=o.box, confidence=1.0, position_mm=o.position_mm,
+                                      zone=o.zone, identity=o.card if face_up else None,
+                                      identity_confidence=1.0 if face_up and o.card else 0.0,
+                                      count=o.count or 1, track_id=o.id))
+            elif o.cls == "chip":
+                chips.append(SeenChips(box=o.box, confidence=1.0, position_mm=o.position_mm, zone=o.zone,
+                                       denominations=o.chips or (), denomination_confidence=1.0,
+                                       visible_fraction=o.visible_fraction, track_id=o.id))
+            elif o.cls == "hand":
+                hands.append(SeenHand(box=o.box, confidence=1.0, position_mm=o.position_mm, zone=o.zone,
+                                      track_id=o.id))
+            elif o.cls == "dealer_button":
+                button = SeenButton(box=o.box, confidence=1.0, position_mm=o.position_mm, track_id=o.id)
+        return TableState(frame=self.frame, t=self.t, camera_id=camera_id, cards=tuple(cards), chips=tuple(chips),
+                          hands=tuple(hands), button=button)
 
 
 def visible_objects(objects: Iterable[ObjectTruth]) -> list[ObjectTruth]:
