@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from floorman.models.registry import model_info
-from floorman.models.train import TrainConfig, prepare_data, train_arguments, train_detector
+from floorman.models.train import TrainConfig, TrainingError, prepare_data, train_arguments, train_detector
 from floorman.vision.detector import OnnxDetector, OnnxDetectorConfig
 from tests.models.toy_data import make_toy_dataset
 
@@ -27,6 +27,16 @@ def test_train_arguments_are_offline_from_scratch(tmp_path: Path) -> None:
     assert "time" not in arguments
     timed = TrainConfig(data=tmp_path, time_hours=0.5)
     assert train_arguments(timed, data_yaml=tmp_path / "d.yaml")["time"] == 0.5
+    tuned = TrainConfig(data=tmp_path, optimizer="AdamW", lr0=0.0005, lrf=0.1)
+    assert {k: train_arguments(tuned, data_yaml=tmp_path / "d.yaml")[k] for k in ("optimizer", "lr0", "lrf")} == {
+        "optimizer": "AdamW", "lr0": 0.0005, "lrf": 0.1}
+
+
+def test_fine_tuning_needs_an_existing_checkpoint(tmp_path: Path) -> None:
+    source = make_toy_dataset(tmp_path / "toy", count=4)
+    config = tiny_config(tmp_path, data=source).model_copy(update={"weights": tmp_path / "missing.pt"})
+    with pytest.raises(TrainingError, match=r"missing\.pt"):
+        train_detector(config)
 
 
 def test_prepare_data_cuts_the_windows_once(tmp_path: Path) -> None:
@@ -49,6 +59,10 @@ def test_train_export_and_detect(tmp_path: Path) -> None:
     best = train_detector(config)
     assert best.is_file() and (best.parent / "last.pt").is_file()
     assert train_detector(config) == best  # a finished run resumes to nothing and keeps its checkpoint
+
+    tuned = train_detector(config.model_copy(update={"weights": best, "name": "tuned", "optimizer": "AdamW",
+                                                     "lr0": 0.0005, "warmup_epochs": 0.0, "threads": 1}))
+    assert tuned.is_file() and tuned.parent.parent.name == "tuned"
 
     images = calibration_images(tmp_path / "runs" / "tiny" / "windows_160_160" / "images", count=8)
     result = export_detector(ExportConfig(weights=best, out_dir=tmp_path / "onnx", imgsz=160, levels=(160,),

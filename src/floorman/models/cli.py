@@ -53,6 +53,13 @@ def _register_train(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                        help="pyramid levels, long side in px, comma-separated (default 320,960)")
     train.add_argument("--imgsz", type=int, default=defaults.imgsz, help="network input size")
     train.add_argument("--model", default=defaults.model, help="Ultralytics model YAML, e.g. yolo11n.yaml")
+    train.add_argument("--weights", type=Path, help="start from this checkpoint (.pt) instead of --model: "
+                       "fine-tune an earlier run (a new run --name; resuming an unfinished run needs no flag)")
+    train.add_argument("--optimizer", default=defaults.optimizer, help="Ultralytics optimizer (auto, AdamW, SGD)")
+    train.add_argument("--lr0", type=float, help="initial learning rate (default: the optimizer's)")
+    train.add_argument("--lrf", type=float, help="final learning rate, fraction of lr0")
+    train.add_argument("--warmup-epochs", type=float, default=defaults.warmup_epochs, help="warm-up epochs")
+    train.add_argument("--threads", type=int, help="CPU threads for torch (default: every core)")
     train.add_argument("--epochs", type=int, default=defaults.epochs, help="epochs")
     train.add_argument("--time-hours", type=float, help="train for this long instead of --epochs")
     train.add_argument("--batch", type=int, default=defaults.batch, help="batch size")
@@ -83,7 +90,8 @@ def run_train(args: argparse.Namespace) -> int:
     config = TrainConfig(
         data=args.data, render=RenderSpec(count=args.count, seed=args.seed, size=args.size,
                                           workers=args.render_workers),
-        levels=args.levels, imgsz=args.imgsz, model=args.model, epochs=args.epochs,
+        levels=args.levels, imgsz=args.imgsz, model=args.model, weights=args.weights, optimizer=args.optimizer,
+        lr0=args.lr0, lrf=args.lrf, warmup_epochs=args.warmup_epochs, threads=args.threads, epochs=args.epochs,
         time_hours=args.time_hours, batch=args.batch, device=args.device, loader_workers=args.workers,
         runs_dir=args.runs, name=args.name, resume=not args.no_resume,
     )

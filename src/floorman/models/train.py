@@ -50,6 +50,12 @@ class TrainConfig(BaseModel):
                                     "side in px the frame is resized to before cutting imgsz windows.")
     overlap: float = Field(default=0.2, ge=0.0, lt=0.9, description="Overlap between neighbouring windows.")
     model: str = Field(default="yolo11n.yaml", description="Ultralytics model YAML (trained from scratch).")
+    weights: Path | None = Field(default=None, description="Start from this checkpoint (.pt, e.g. an earlier "
+                                 "run's last.pt) instead of the YAML: fine-tuning, a new optimizer.")
+    optimizer: str = Field(default="auto", description="Ultralytics optimizer: auto, AdamW, SGD, ...")
+    lr0: float | None = Field(default=None, gt=0, description="Initial learning rate (None: the optimizer's).")
+    lrf: float | None = Field(default=None, gt=0, le=1, description="Final learning rate as a fraction of lr0.")
+    threads: int | None = Field(default=None, ge=1, description="CPU threads for torch (None: every core).")
     imgsz: int = Field(default=320, ge=32, description="Network input size in pixels (multiple of 32).")
     epochs: int = Field(default=30, ge=1, description="Epochs (ignored when time_hours is set).")
     time_hours: float | None = Field(default=None, gt=0, description="Train for this long instead of epochs.")
@@ -109,8 +115,12 @@ def train_arguments(config: TrainConfig, *, data_yaml: Path) -> dict[str, Any]:
         "patience": config.patience, "close_mosaic": config.close_mosaic,
         "warmup_epochs": config.warmup_epochs, "mosaic": config.mosaic, "pretrained": False,
         "amp": device != "cpu", "plots": False, "cache": "ram" if config.cache else False, "flipud": 0.5,
-        "verbose": False,
+        "verbose": False, "optimizer": config.optimizer,
     }
+    if config.lr0 is not None:
+        arguments["lr0"] = config.lr0
+    if config.lrf is not None:
+        arguments["lrf"] = config.lrf
     if config.time_hours is not None:
         arguments["time"] = config.time_hours
     return arguments
@@ -129,7 +139,7 @@ def resumable(checkpoint: Path) -> bool:
 
 def train_detector(config: TrainConfig) -> Path:
     """Train (or resume) and return the best checkpoint."""
-    ultralytics = load_ultralytics()
+    ultralytics = load_ultralytics(threads=config.threads)
     last = config.runs_dir / config.name / "weights" / "last.pt"
     if config.resume and last.is_file() and not resumable(last):
         logger.info("run %s already finished; keeping its checkpoints", last.parent.parent)
@@ -139,8 +149,14 @@ def train_detector(config: TrainConfig) -> Path:
     else:
         data_yaml = prepare_data(config)
         arguments = train_arguments(config, data_yaml=data_yaml)
-        logger.info("training %s on %s: %s", config.model, data_yaml, arguments)
-        ultralytics.YOLO(config.model).train(**arguments)
+        start = config.model
+        if config.weights is not None:
+            if not config.weights.is_file():
+                raise TrainingError(f"--weights: expected a checkpoint file, got {config.weights} (no such file)")
+            start = str(config.weights)
+            arguments["pretrained"] = True
+        logger.info("training %s on %s: %s", start, data_yaml, arguments)
+        ultralytics.YOLO(start).train(**arguments)
     best = best_weights(config)
     if not best.is_file():
         raise TrainingError(f"expected the best checkpoint at {best}, got no such file")

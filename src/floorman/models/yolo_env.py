@@ -60,8 +60,10 @@ def thread_count() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def load_ultralytics(config_dir: Path | None = None) -> ModuleType:
-    """Import Ultralytics offline and quiet; returns the `ultralytics` module."""
+def load_ultralytics(config_dir: Path | None = None, *, threads: int | None = None) -> ModuleType:
+    """Import Ultralytics offline and quiet; returns the `ultralytics` module.
+
+    `threads` sets torch's CPU threads (default: every core; Ultralytics' own default leaves one idle)."""
     os.environ.setdefault("YOLO_OFFLINE", "1")
     directory = config_dir if config_dir is not None else default_config_dir()
     os.environ.setdefault("YOLO_CONFIG_DIR", str(directory))
@@ -79,7 +81,9 @@ def load_ultralytics(config_dir: Path | None = None) -> ModuleType:
         ) from None
     known = set(ultralytics.settings.keys())
     ultralytics.settings.update({key: value for key, value in _INTEGRATIONS_OFF.items() if key in known})
-    threads = thread_count()
+    if threads is not None and threads < 1:
+        raise ValueError(f"expected threads >= 1, got {threads}")
+    threads = threads or thread_count()
     setattr(torch_utils, "NUM_THREADS", threads)  # noqa: B010 (untyped module attribute)
     setattr(importlib.import_module("ultralytics.utils"), "NUM_THREADS", threads)  # noqa: B010
     torch.set_num_threads(threads)
