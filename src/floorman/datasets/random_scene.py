@@ -9,6 +9,7 @@ scene in five in the `HOME` style.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 from functools import lru_cache
@@ -33,10 +34,13 @@ from floorman.datasets.render_placement import (
     reaching_hand,
     sample_in_polygon,
 )
+from floorman.datasets.render_rack import rack_size_mm
 from floorman.datasets.scene import (
     CardObject,
+    ChipRack,
     GlareSpot,
     Lighting,
+    RackRow,
     Scene,
     SurfaceKind,
     TableAppearance,
@@ -52,6 +56,9 @@ SIZES = ((1280, 720), (1920, 1080), (1280, 960), (1600, 1200), (2560, 1440), (30
 SIZE_WEIGHTS = (0.3, 0.25, 0.1, 0.1, 0.1, 0.1, 0.05)
 PHOTO_SIZE = (3000, 2000)
 HOME_FRACTION = 0.2
+RACK_RGB = ((34, 34, 38), (20, 20, 22), (70, 74, 84), (150, 156, 166), (96, 60, 36))
+CASINO_RACK_CHANCE = 0.7
+HOME_RACK_CHANCE = 0.5
 TEXTURE_SEEDS = 4
 
 
@@ -201,6 +208,39 @@ def _home_objects(scene: Scene, rng: np.random.Generator, deal: Deal, ids: IdSou
         scene.hands.append(reaching_hand(rng, ids, origin=origin, target=target, seat=seat))
 
 
+def random_rack(rng: np.random.Generator, chipset: ChipSet, *, centre: tuple[float, float], angle_deg: float,
+                rows: int) -> ChipRack:
+    """A rack of `rows` channels, each of one denomination (drawn from the chip set), 0-20 chips each."""
+    denominations = chipset.denominations
+    chosen = [denominations[int(rng.integers(len(denominations)))] for _ in range(rows)]
+    return ChipRack(x=centre[0], y=centre[1], angle_deg=angle_deg, tray_rgb=_pick(rng, RACK_RGB),
+                    rows=tuple(RackRow(colour=d.rgb, spot_colour=d.edge_rgb,
+                                       count=int(rng.choice([0, int(rng.integers(1, 20)), 20, 20])))
+                               for d in chosen))
+
+
+def _add_racks(scene: Scene, rng: np.random.Generator, *, style: SceneStyle, focus: tuple[float, float]) -> None:
+    """A chip rack in the dealer's tray (casino) or beside the cards (home game), sometimes none."""
+    racks: list[ChipRack] = []
+    if style == SceneStyle.CASINO and rng.random() < CASINO_RACK_CHANCE:
+        tray = scene.layout.zone("dealer_tray").points
+        span = tray.max(axis=0) - tray.min(axis=0)
+        along_x = bool(span[0] >= span[1])
+        rows = max(1, int((max(span) - 12.0) // 43.0))
+        centre = tray.mean(axis=0)
+        racks.append(random_rack(rng, scene.chipset, centre=(float(centre[0]), float(centre[1])),
+                                 angle_deg=0.0 if along_x else 90.0, rows=rows))
+    elif style == SceneStyle.HOME and rng.random() < HOME_RACK_CHANCE:
+        rows = int(rng.choice([5, 5, 8, 10]))
+        angle = float(rng.choice([0.0, 90.0])) + float(rng.normal(0.0, 8.0))
+        reach = 300.0 + 0.5 * max(rack_size_mm(ChipRack(0.0, 0.0, rows=(RackRow((0, 0, 0), (0, 0, 0), 0),) * rows)))
+        side = 1.0 if rng.random() < 0.5 else -1.0
+        centre = (focus[0] + side * float(rng.uniform(reach, reach + 120.0)), focus[1] + float(rng.uniform(-150, 150)))
+        racks.append(random_rack(rng, scene.chipset, centre=centre, angle_deg=angle, rows=rows))
+    if racks:
+        scene.appearance = dataclasses.replace(scene.appearance, racks=tuple(racks))
+
+
 def random_scene(rng: np.random.Generator, *, layout: TableLayout | None = None, chipset: ChipSet | None = None,
                  style: SceneStyle | None = None) -> Scene:
     """A random training scene (style drawn when not given: `HOME` one time in five)."""
@@ -227,6 +267,8 @@ def random_scene_with_focus(rng: np.random.Generator, *, layout: TableLayout | N
     else:
         _casino_objects(scene, rng, deal, ids)
     scene.lighting = random_lighting(rng, scene)
+    # A child generator: the racks leave the main stream, so every other draw matches renders made before them.
+    _add_racks(scene, rng.spawn(1)[0], style=style, focus=focus)
     return scene, style, focus
 
 

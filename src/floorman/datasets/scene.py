@@ -40,8 +40,33 @@ class SurfaceKind(enum.StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class RackRow:
+    """One channel of a chip rack: `count` chips standing on edge, body and edge-spot colours (RGB)."""
+
+    colour: tuple[int, int, int]
+    spot_colour: tuple[int, int, int]
+    count: int  # 0..20
+
+
+@dataclass(frozen=True, slots=True)
+class ChipRack:
+    """A chip rack (a dealer's tray, or the box of a home game) seen from above: channels of chips on edge.
+
+    Part of the static table (`TableAppearance.racks`): it never moves, and it is not a detector object —
+    the chips in it are the bank, not in play. `x`, `y` is its centre in table mm; the channels run across
+    the rack's long side (`angle_deg` rotates that side from the table's x axis).
+    """
+
+    x: float
+    y: float
+    rows: tuple[RackRow, ...]
+    angle_deg: float = 0.0
+    tray_rgb: tuple[int, int, int] = (34, 34, 38)
+
+
+@dataclass(frozen=True, slots=True)
 class TableAppearance:
-    """How the table looks: surface material and colour, printed bet line, rail."""
+    """How the table looks: surface material and colour, printed bet line, rail, chip racks on it."""
 
     surface: SurfaceKind = SurfaceKind.FELT
     colour: tuple[int, int, int] = (38, 110, 62)  # RGB
@@ -50,6 +75,7 @@ class TableAppearance:
     bet_line_visible: bool = True
     rail_colour: tuple[int, int, int] = (30, 24, 22)
     logo: bool = False
+    racks: tuple[ChipRack, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
