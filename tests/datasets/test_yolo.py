@@ -96,6 +96,18 @@ def test_cli_writes_a_consistent_dataset(tmp_path: Path, capsys: pytest.CaptureF
                 assert obj["count"] == len(obj["chips"]) >= 1
 
 
+def test_home_style_renders_photo_like_scenes(tmp_path: Path) -> None:
+    out = tmp_path / "home"
+    assert main(["datasets", "render", "--count", "3", "--seed", "8", "--out", str(out), "--size", "300x200",
+                 "--style", "home", "--val-fraction", "0", "--no-progress"]) == 0
+    for sidecar in sorted(out.glob("meta/train/*.json")):
+        meta = json.loads(sidecar.read_text())
+        assert meta["camera"]["width"] == 300
+        assert meta["surface"] == "wood"
+        cards = [o for o in meta["objects"] if o["cls"] in ("card_face", "card_back") and o["count"] is None]
+        assert cards, "a home scene always has cards"
+
+
 @pytest.mark.slow
 def test_output_does_not_depend_on_workers(tmp_path: Path) -> None:
     trees = []
@@ -126,6 +138,7 @@ def test_different_seeds_differ(tmp_path: Path) -> None:
         (["--workers", "-1"], "expected a positive integer"),
         (["--val-fraction", "1.5"], "expected a number in [0, 1)"),
         (["--seed", "x"], "expected a non-negative integer"),
+        (["--style", "beach"], "invalid choice: 'beach'"),
     ],
 )
 def test_bad_arguments_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],

@@ -331,9 +331,9 @@ def photo_camera(rng: np.random.Generator, *, focus: tuple[float, float], card_w
 
 
 def random_sample(rng: np.random.Generator, *, layout: TableLayout | None = None, chipset: ChipSet | None = None,
-                  size: tuple[int, int] | None = None) -> tuple[Scene, Camera]:
-    """A random training scene and a camera suited to its style."""
-    scene, style, focus = random_scene_with_focus(rng, layout=layout, chipset=chipset)
+                  size: tuple[int, int] | None = None, style: SceneStyle | None = None) -> tuple[Scene, Camera]:
+    """A random training scene and a camera suited to its style (drawn when `style` is None)."""
+    scene, style, focus = random_scene_with_focus(rng, layout=layout, chipset=chipset, style=style)
     if style == SceneStyle.HOME:
         width = scene.cards[0].size_mm[0] if scene.cards else 63.5
         return scene, photo_camera(rng, focus=focus, card_width_mm=width, size=size)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from floorman.datasets.random_scene import SceneStyle
 from floorman.datasets.render_dataset import DatasetSpec, render_dataset
 
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
@@ -62,6 +63,10 @@ def register_render(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--out", type=Path, required=True, help="output directory (new or empty)")
     parser.add_argument("--size", type=parse_size, default=None,
                         help="image size WxH for every image (default: each random camera picks its own)")
+    parser.add_argument("--style", choices=["mixed", *(style.value for style in SceneStyle)], default="mixed",
+                        help="scene style: casino (a hand in progress, any camera), home (close straight-down "
+                        "photos of a light-wood table: the held-out photographs' kind) or mixed (default: home "
+                        "one time in five)")
     parser.add_argument("--workers", type=_positive, default=1, help="worker processes (default 1)")
     parser.add_argument("--val-fraction", type=_fraction, default=0.1,
                         help="fraction of images in the validation split (default 0.1)")
@@ -73,7 +78,8 @@ def register_render(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run_render(args: argparse.Namespace) -> int:
     spec = DatasetSpec(out=args.out, count=args.count, seed=args.seed, size=args.size, workers=args.workers,
-                       val_fraction=args.val_fraction, overwrite=args.overwrite, progress=not args.no_progress)
+                       val_fraction=args.val_fraction, overwrite=args.overwrite, progress=not args.no_progress,
+                       style=None if args.style == "mixed" else SceneStyle(args.style))
     summary = render_dataset(spec)
     sys.stdout.write(f"wrote {summary.train + summary.val} images ({summary.train} train, {summary.val} val), "
                      f"{summary.labels} labels, to {summary.out}\n")

@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from floorman.core.errors import FloormanError
 from floorman.datasets.effects import Effects
-from floorman.datasets.random_scene import random_sample
+from floorman.datasets.random_scene import SceneStyle, random_sample
 from floorman.datasets.render import Renderer, RenderOptions
 from floorman.datasets.yolo import image_meta, labels_text, write_data_yaml, yolo_labels
 
@@ -41,6 +41,7 @@ class DatasetSpec:
     val_fraction: float = 0.1
     overwrite: bool = False
     progress: bool = True
+    style: SceneStyle | None = None  # None: both styles, home one time in five
 
     def __post_init__(self) -> None:
         if self.count < 1:
@@ -95,7 +96,7 @@ def render_image(job: ImageJob) -> ImageDone:
     """Render image `job.index` and write its image, label file and sidecar."""
     spec = job.spec
     rng = image_rng(spec.seed, job.index)
-    scene, camera = random_sample(rng, size=spec.size)
+    scene, camera = random_sample(rng, size=spec.size, style=spec.style)
     effects = Effects.random(rng)
     # The effects' JPEG re-compression is the file's own encoding: one encode instead of encode-decode-encode.
     in_render = replace(effects, jpeg_quality=None)
