@@ -58,3 +58,17 @@ def test_crop_dataset_writes_windows_of_every_level(tmp_path: Path) -> None:
     assert all((labels / f"{p.stem}.txt").is_file() for p in images)
     with pytest.raises(ValueError, match="expected pyramid levels of at least 32 px"):
         CropSpec(levels=(), window=160)
+
+
+def test_crop_dataset_output_does_not_depend_on_workers(tmp_path: Path) -> None:
+    source = make_toy_dataset(tmp_path / "toy", count=6, size=(320, 240))
+    spec = CropSpec(levels=(160, 320), window=160)
+    trees = []
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}"
+        crop_dataset(source, out, spec=spec, workers=workers)
+        trees.append({str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
+                      if p.is_file() and p.name != "data.yaml"})
+    assert trees[0] == trees[1] and len(trees[0]) > 12
+    with pytest.raises(ValueError, match="workers: expected at least 1"):
+        crop_dataset(source, tmp_path / "w0", spec=spec, workers=0)

@@ -11,8 +11,10 @@ empty windows are skipped: one in `empty_every` is kept as a negative example.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import shutil
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -141,8 +143,20 @@ def _crop_image(image_path: Path, label_path: Path, *, spec: CropSpec, out_image
     return written
 
 
-def crop_dataset(source: Path, dest: Path, *, spec: CropSpec) -> Path:
-    """Write the windowed copy of `source` (a YOLO dataset) to `dest`; returns dest/data.yaml."""
+def _crop_one(image_path: Path, *, labels: Path, spec: CropSpec, out_images: Path, out_labels: Path) -> int:
+    return _crop_image(image_path, labels / f"{image_path.stem}.txt", spec=spec, out_images=out_images,
+                       out_labels=out_labels)
+
+
+def _worker_init() -> None:
+    cv2.setNumThreads(1)
+
+
+def crop_dataset(source: Path, dest: Path, *, spec: CropSpec, workers: int = 1) -> Path:
+    """Write the windowed copy of `source` (a YOLO dataset) to `dest` with `workers` processes; returns
+    dest/data.yaml. The output does not depend on `workers`."""
+    if workers < 1:
+        raise ValueError(f"workers: expected at least 1, got {workers}")
     names = class_names(source)
     if dest.exists():
         shutil.rmtree(dest)
@@ -154,10 +168,14 @@ def crop_dataset(source: Path, dest: Path, *, spec: CropSpec) -> Path:
         out_images, out_labels = dest / "images" / split, dest / "labels" / split
         out_images.mkdir(parents=True)
         out_labels.mkdir(parents=True)
-        count = 0
-        for image_path in sorted(p for p in images.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
-            label_path = source / "labels" / split / f"{image_path.stem}.txt"
-            count += _crop_image(image_path, label_path, spec=spec, out_images=out_images, out_labels=out_labels)
+        paths = sorted(p for p in images.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        one = partial(_crop_one, labels=source / "labels" / split, spec=spec, out_images=out_images,
+                      out_labels=out_labels)
+        if workers == 1:
+            count = sum(one(path) for path in paths)
+        else:
+            with multiprocessing.get_context("spawn").Pool(workers, initializer=_worker_init) as pool:
+                count = sum(pool.imap_unordered(one, paths, chunksize=4))
         splits[split] = f"images/{split}"
         logger.info("cut %s/%s into %d windows (levels %s, window %d)", source, split, count, spec.levels,
                     spec.window)

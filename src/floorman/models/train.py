@@ -62,6 +62,7 @@ class TrainConfig(BaseModel):
     batch: int = Field(default=16, ge=1, description="Batch size.")
     device: str = Field(default="auto", description="'auto' (CUDA when present, else CPU), 'cpu' or '0'.")
     loader_workers: int = Field(default=2, ge=0, description="Data-loader worker processes.")
+    prep_workers: int = Field(default=2, ge=1, description="Processes cutting the frames into windows.")
     runs_dir: Path = Field(default=Path("runs/detector"), description="Where runs and checkpoints go.")
     name: str = Field(default="train", min_length=1, description="Run name (resume key).")
     seed: int = Field(default=0, description="Training seed.")
@@ -103,7 +104,7 @@ def prepare_data(config: TrainConfig) -> Path:
     if (windows / "data.yaml").is_file():
         return windows / "data.yaml"
     spec = CropSpec(levels=config.levels, window=config.imgsz, overlap=config.overlap)
-    return crop_dataset(source, windows, spec=spec)
+    return crop_dataset(source, windows, spec=spec, workers=config.prep_workers)
 
 
 def train_arguments(config: TrainConfig, *, data_yaml: Path) -> dict[str, Any]:
