@@ -1,0 +1,101 @@
+"""One accelerator session's detector run: render, cut, train, export, measure — in one process.
+
+    python3 scripts/device_train.py --out DIR [--count 3000] [--hours 0.09] [--device 0]
+
+Written for the device machine (`scripts/device_train.sh` sets it up): it imports the library modules it needs
+directly, not `floorman.cli`, whose other commands need packages that machine lacks (pyzmq, PyAV). Runs the
+same recipe on a CPU with small numbers (`--count 12 --test-count 4 --hours 0.005 --device cpu`), which is how
+it is checked without an accelerator. Every step's time goes to DIR/device_log.txt; DIR receives
+detector.onnx, detector_int8.onnx, best.pt, results.csv, train_log.txt and metrics.txt (the mAP table of
+benchmarks/detector.py on a fresh test render, seed 20261129): 7 files, within the device tool's 8.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import shutil
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
+
+from floorman.datasets.render_dataset import DatasetSpec, render_dataset  # noqa: E402
+from floorman.models.train import TrainConfig, train_detector  # noqa: E402
+
+TEST_SEED = 20261129
+
+
+@contextlib.contextmanager
+def step(log: Path, name: str) -> Iterator[None]:
+    start = time.perf_counter()
+    sys.stdout.write(f"== {name}\n")
+    sys.stdout.flush()
+    yield
+    line = f"{name}: {time.perf_counter() - start:.1f} s\n"
+    sys.stdout.write(line)
+    with log.open("a", encoding="utf-8") as f:
+        f.write(line)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, required=True, help="where the results go")
+    parser.add_argument("--work", type=Path, default=ROOT / "runs" / "device", help="renders and runs")
+    parser.add_argument("--count", type=int, default=3000, help="training frames to render (seed 1)")
+    parser.add_argument("--test-count", type=int, default=150, help="test frames (seed 20261129)")
+    parser.add_argument("--hours", type=float, default=0.08, help="training time box")
+    parser.add_argument("--model", default="yolo11n.yaml", help="Ultralytics model YAML")
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--device", default="auto", help="auto, cpu or a CUDA index")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="render/cut/loader processes")
+    parser.add_argument("--name", default="device")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    log = args.out / "device_log.txt"
+    workers = max(1, args.workers)
+    render = args.work / f"render_s1_{args.count}"
+    with step(log, f"render {args.count} training frames"):
+        if not (render / "data.yaml").is_file():
+            render_dataset(DatasetSpec(out=render, count=args.count, seed=1, workers=workers, progress=False))
+    config = TrainConfig(data=render, levels=(320, 960), imgsz=320, model=args.model, epochs=300,
+                         time_hours=args.hours, batch=args.batch, device=args.device, loader_workers=min(workers, 16),
+                         prep_workers=workers, runs_dir=args.work, name=args.name, resume=False, cache=True,
+                         warmup_epochs=1.0, close_mosaic=0)
+    with step(log, f"cut and train ({args.hours} h box)"):
+        best = train_detector(config)
+    from floorman.models.export import ExportConfig, calibration_images, export_detector
+
+    windows = args.work / args.name / "windows_320_320_960" / "images"
+    with step(log, "export fp32 + int8"):
+        images = calibration_images(windows / "val", count=64)
+        export_detector(ExportConfig(weights=best, out_dir=args.out, name="detector", imgsz=320, levels=(320, 960),
+                                     calibration_images=images, calibration_count=64, int8=True))
+    if (best.parents[1] / "results.csv").is_file():
+        shutil.copy(best.parents[1] / "results.csv", args.out / "results.csv")
+    shutil.copy(best, args.out / "best.pt")
+    test = args.work / f"test_s{TEST_SEED}_{args.test_count}"
+    with step(log, f"render {args.test_count} test frames"):
+        if not (test / "data.yaml").is_file():
+            render_dataset(DatasetSpec(out=test, count=args.test_count, seed=TEST_SEED, workers=workers,
+                                       val_fraction=0.0, progress=False))
+    with step(log, "measure"):
+        from benchmarks import detector as bench
+
+        sys.argv = ["detector.py", "--data", str(test), "--fp32", str(args.out / "detector.onnx"), "--int8",
+                    str(args.out / "detector_int8.onnx"), "--threads", str(min(workers, 8)), "--repeats", "5"]
+        captured = io.StringIO()
+        with contextlib.redirect_stdout(captured):
+            bench.main()
+        (args.out / "metrics.txt").write_text(captured.getvalue(), encoding="utf-8")
+        sys.stdout.write(captured.getvalue())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
