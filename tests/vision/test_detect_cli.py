@@ -44,6 +44,8 @@ def test_text_output_lists_every_object(tmp_path: Path, model: Path, capsys: pyt
     text = capsys.readouterr().out
     assert text.count("(128x64): 2 objects") == 2
     assert "chip          0.90  box 56,24,72,40" in text
+    chip_line = next(line for line in text.splitlines() if line.strip().startswith("chip "))
+    assert "chips 1 x " in chip_line and "count 0.00" in chip_line  # no calibration: the count is not measured
     assert "hand          0.50" in text
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["f0.jpg", "f1.jpg"]
 
@@ -63,9 +65,15 @@ def test_json_output_with_table_positions(tmp_path: Path, model: Path, capsys: p
     assert report["frame"] is None and (report["width"], report["height"]) == (128, 64)
     chip = next(obj for obj in report["objects"] if obj["class_name"] == "chip")
     assert chip["box"] == [56.0, 24.0, 72.0, 40.0]
-    assert chip["table_mm"] == pytest.approx([0.0, -80.0], abs=1e-3)  # bottom centre (64, 40)
-    expected_zone = layout.zone_names_at(np.array([[0.0, -80.0]]))[0]
-    assert chip["zone"] == expected_zone and chip["identity"] is None
+    # A chip is read (a grey box: some denomination, with a count from the fitted stack and its foot as position).
+    assert chip["count"] == len(chip["chips"]) >= 1 and chip["identity"] == str(chip["chips"][-1])
+    assert 0.0 <= chip["count_confidence"] <= 1.0
+    hand = next(obj for obj in report["objects"] if obj["class_name"] == "hand")
+    x1, _, x2, y2 = hand["box"]
+    expected = [10 * (x1 + x2) / 2 - 640, 320 - 10 * y2]  # a hand is placed at its box's bottom centre
+    assert hand["table_mm"] == pytest.approx(expected, abs=1e-3)
+    assert hand["zone"] == layout.zone_names_at(np.array([expected]))[0] and hand["identity"] is None
+    assert hand["chips"] is None and hand["count"] is None
 
 
 def test_video_frames_are_numbered(tmp_path: Path, model: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,4 +1,4 @@
-"""`floorman calibrate` and `floorman markers`."""
+"""`floorman calibrate`, `floorman markers` and `floorman chips` (chips_cli)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from floorman.vision.calibration import (
     calibrate_from_points,
     parse_point_pair,
 )
+from floorman.vision.chips_cli import register as register_chips
 
 
 def load_layout(spec: str) -> TableLayout:
@@ -47,6 +48,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     markers.add_argument("--out", required=True, help="folder for the PNGs")
     markers.add_argument("--dpi", type=int, default=300, help="print resolution (default 300)")
     markers.set_defaults(handler=run_markers)
+    register_chips(subparsers)
 
 
 def _read_image(path: str) -> np.ndarray[Any, Any]:

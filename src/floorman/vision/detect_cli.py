@@ -2,7 +2,9 @@
 
 Each object: class, box in pixels, confidence; with `--layout` and `--calib`, the box's bottom centre mapped
 to table millimetres and the zone there. Each face-up card is read by the card recogniser (`identity`, e.g. "10H",
-with `identity_confidence`; null when unsure). Chip denominations are not recognised yet (`identity: null`).
+with `identity_confidence`; null when unsure). Each chip box is read by the chip recogniser (`chips`: values bottom
+to top, `count`, `identity` the top chip's value); with a calibration a stack's position is its fitted foot and
+its count comes from its geometry (`count_confidence`), without one the count is not measured (confidence 0).
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ import cv2
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from floorman.core.chips import ChipSet
 from floorman.core.errors import CameraError, ConfigError
 from floorman.core.layout import TableLayout
 from floorman.vision.calibration import Calibration
 from floorman.vision.cards import recognise_card
+from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.cli import load_layout
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, create_detector, parse_levels
@@ -42,6 +46,9 @@ class DetectedObject(BaseModel):
     zone: str | None = Field(default=None, description="Layout zone at table_mm.")
     identity: str | None = Field(default=None, description="Card or chip identity (from the recognisers).")
     identity_confidence: float | None = Field(default=None, description="Confidence of the identity, 0..1.")
+    chips: tuple[int, ...] | None = Field(default=None, description="Chip values bottom to top, for chip objects.")
+    count: int | None = Field(default=None, description="Chips in the stack, for chip objects.")
+    count_confidence: float | None = Field(default=None, description="Confidence of the count, 0..1.")
 
 
 class FrameReport(BaseModel):
@@ -76,6 +83,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--max-frames", type=int, help="in a video, stop after this many detected frames")
     parser.add_argument("--layout", help="bundled layout name or layout YAML (with --calib)")
     parser.add_argument("--calib", type=Path, help="camera calibration YAML (with --layout)")
+    parser.add_argument("--chipset", type=Path, help="chip set YAML (default: the shipped set; see "
+                        "`floorman chips calibrate`)")
+    parser.add_argument("--camera-height", type=float, metavar="MM", help="camera height above the felt in mm, "
+                        "for stack counts from a camera looking straight down (default: from the calibration, "
+                        "or 1400)")
     parser.set_defaults(handler=run_detect)
 
 
@@ -151,19 +163,36 @@ def read_cards(image: Image, detections: Detections, *, names: dict[int, str], m
     return identities
 
 
+def read_chips(image: Image, detections: Detections, *, names: dict[int, str],
+               recogniser: ChipRecogniser) -> dict[int, ChipReading]:
+    """The chip recogniser on every `chip` box, by detection index."""
+    readings: dict[int, ChipReading] = {}
+    for i in range(len(detections)):
+        if names.get(int(detections.class_id[i])) == "chip":
+            x1, y1, x2, y2 = (float(v) for v in detections.xyxy[i])
+            if x2 - x1 >= 2 and y2 - y1 >= 2:
+                readings[i] = recogniser.read(image, (x1, y1, x2, y2))
+    return readings
+
+
 def report(detections: Detections, *, names: dict[int, str], source: str, frame: int | None,
            image_size: tuple[int, int], zones: list[str | None] | None = None,
-           identities: list[Identity] | None = None) -> FrameReport:
+           identities: list[Identity] | None = None, chips: dict[int, ChipReading] | None = None) -> FrameReport:
     objects = []
     for i in range(len(detections)):
         identity, identity_confidence = (None, None) if identities is None else identities[i]
+        reading = None if chips is None else chips.get(i)
+        if reading is not None:
+            identity, identity_confidence = str(reading.top), round(reading.confidence, 3)
         table = None if detections.xy_mm is None else (float(detections.xy_mm[i, 0]), float(detections.xy_mm[i, 1]))
         x1, y1, x2, y2 = (round(float(v), 1) for v in detections.xyxy[i])
         class_id = int(detections.class_id[i])
         objects.append(DetectedObject(
             class_name=names.get(class_id, str(class_id)), class_id=class_id,
             confidence=round(float(detections.confidence[i]), 4), box=(x1, y1, x2, y2), table_mm=table,
-            zone=None if zones is None else zones[i], identity=identity, identity_confidence=identity_confidence))
+            zone=None if zones is None else zones[i], identity=identity, identity_confidence=identity_confidence,
+            chips=None if reading is None else reading.denominations, count=None if reading is None else reading.count,
+            count_confidence=None if reading is None else round(reading.count_confidence, 3)))
     return FrameReport(source=source, frame=frame, width=image_size[0], height=image_size[1], objects=objects)
 
 
@@ -175,10 +204,20 @@ def format_text(result: FrameReport) -> str:
         line = f"  {obj.class_name:<13} {obj.confidence:.2f}  box {x1:.0f},{y1:.0f},{x2:.0f},{y2:.0f}"
         if obj.class_name == "card_face":
             line += f"  card {obj.identity} ({obj.identity_confidence:.2f})" if obj.identity else "  card ?"
+        if obj.chips is not None and obj.count is not None:
+            line += (f"  chips {_chip_text(obj.chips)} ({obj.identity_confidence or 0.0:.2f}, "
+                     f"count {obj.count_confidence or 0.0:.2f})")
         if obj.table_mm is not None:
             line += f"  table ({obj.table_mm[0]:.0f}, {obj.table_mm[1]:.0f}) mm  zone {obj.zone or '-'}"
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def _chip_text(chips: tuple[int, ...]) -> str:
+    """'6 x 500' for a uniform stack, '3: 100+100+500' (bottom to top) for a mixed one."""
+    if len(set(chips)) == 1:
+        return f"{len(chips)} x {chips[0]}"
+    return f"{len(chips)}: " + "+".join(str(c) for c in chips)
 
 
 def annotate(image: Image, result: FrameReport) -> Image:
@@ -190,6 +229,8 @@ def annotate(image: Image, result: FrameReport) -> Image:
         x1, y1, x2, y2 = (round(v) for v in obj.box)
         cv2.rectangle(out, (x1, y1), (x2, y2), colour, thickness + 1)
         label = f"{obj.class_name} {obj.confidence:.2f}" + (f" {obj.identity}" if obj.identity else "")
+        if obj.count is not None and obj.count > 1:
+            label += f" x{obj.count}"
         cv2.putText(out, label, (x1, max(round(28 * scale), y1 - 4)), cv2.FONT_HERSHEY_SIMPLEX, scale, colour,
                     thickness, cv2.LINE_AA)
     return out
@@ -209,22 +250,37 @@ def run_detect(args: argparse.Namespace) -> int:
     detector: Detector = create_detector(OnnxDetectorConfig(
         model=model, conf=args.conf, iou=args.iou, threads=args.threads, levels=args.levels))
     placement = _placement(args)
+    recogniser = _chip_recogniser(args, placement)
     if args.annotate is not None:
         args.annotate.mkdir(parents=True, exist_ok=True)
     for source, frame_index, image in frames(args.source, every=max(1, args.every), max_frames=args.max_frames):
         detections = detector.detect(image)
+        chips = read_chips(image, detections, names=detector.names, recogniser=recogniser)
         zones = None
         if placement is not None:
             layout, calibration = placement
             table = calibration.to_table(detections.bottom_centre.astype(np.float64))
+            for i, reading in chips.items():
+                if reading.base_mm is not None:
+                    table[i] = reading.base_mm
             detections = Detections(xyxy=detections.xyxy, confidence=detections.confidence,
                                     class_id=detections.class_id, xy_mm=table.astype(np.float32))
             zones = layout.zone_names_at(table) if len(detections) else []
         result = report(detections, names=detector.names, source=source, frame=frame_index,
                         image_size=(image.shape[1], image.shape[0]), zones=zones,
-                        identities=read_cards(image, detections, names=detector.names))
+                        identities=read_cards(image, detections, names=detector.names), chips=chips)
         sys.stdout.write(result.model_dump_json() + "\n" if args.json else format_text(result))
         if args.annotate is not None:
             stem = Path(source).stem if frame_index is None else f"{Path(source).stem}_{frame_index:06d}"
             cv2.imwrite(str(args.annotate / f"{stem}.jpg"), annotate(image, result))
     return 0
+
+
+def _chip_recogniser(args: argparse.Namespace, placement: tuple[TableLayout, Calibration] | None) -> ChipRecogniser:
+    from floorman.vision.table_state import table_camera
+
+    chipset = ChipSet.load(args.chipset) if args.chipset is not None else ChipSet.default()
+    camera = None
+    if placement is not None:
+        camera = table_camera(placement[1], camera_height_mm=args.camera_height)
+    return ChipRecogniser(chipset, camera=camera)

@@ -1,0 +1,215 @@
+"""Chip recogniser: each chip's denomination and a stack's count from a full-resolution crop of a `chip` box.
+
+- Count (geometry): with a camera model (`TableCamera`, from the calibration), the stack's base position and
+  count are the cylinder whose projection best fits the box (`chips_geometry.fit_stack`): a stack grows in the
+  image along the direction away from the camera by about `px_per_chip` pixels per chip. A camera straight
+  above a stack sees only its top, so `count_confidence` falls with `px_per_chip`; without a camera the count is
+  not measured at all (1, confidence 0).
+- Top chip (colour): the top disc is sampled on a polar grid in its own plane; its pixels fall into body and
+  edge-spot colours, matched to the chip set under an estimated light (`chips_colour.match_top`), with the
+  spot count from the rim's angular pattern as a further cue.
+- The chips below (colour): where the side shows at least _MIN_SIDE_PX pixels per chip, it is sampled at each
+  chip's mid-height on a few vertical lines and a chip takes another denomination than the top one when most
+  samples agree on it (under the light found on the top); thinner sides are not read and the stack is taken
+  to be of the top chip's value (measured: reading 1-px sides did worse than that assumption). So mixed stacks
+  are read only from tilted, close cameras.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from floorman.core.chips import ChipSet
+from floorman.core.geometry import FloatArray
+from floorman.vision.chips_colour import Bgr, ColourMatch, TopColours, classify_side, match_top
+from floorman.vision.chips_geometry import Box, StackFit, TableCamera, fit_stack
+
+logger = logging.getLogger(__name__)
+
+Image = npt.NDArray[np.uint8]
+_ANGLES = 96
+_INNER = (0.62, 0.655, 0.69)  # body between the inlay's rim (0.6) and the printed ring (0.7)
+_OUTER = (0.81, 0.86, 0.91, 0.95)  # the edge spots' band (0.78-1.0)
+_SIDE_ANGLES_DEG = (-45.0, -22.5, 0.0, 22.5, 45.0)
+_SPOT_COUNTS = range(2, 17)
+_MIN_SIDE_PX = 2.5  # below this many pixels per chip the side is not read (chips taken as the top one)
+_SWITCH_SHARE = 0.6
+_ELONGATED = 1.15  # a box this much longer than wide may hold a stack seen from the side
+_MIN_AXIS_PX_PER_10MM = 0.5  # a stack's axis shorter than this (straight below the camera) has no measurable ends
+_EDGE_SEARCH_PX = 3.0  # each end of the outline is looked for this far from where the box fit puts it
+_BACKGROUND_PX = 3.0  # the background is taken over this many pixels beyond the search window
+_PROFILE_STEP_PX = 0.25
+_MIN_EDGE_CONTRAST = 30.0  # a lower chip differs from the top one when this share of its side samples says so
+
+
+@dataclass(frozen=True, slots=True)
+class ChipReading:
+    """A chip object's reading: denominations bottom to top (one per chip), confidences, base position."""
+
+    denominations: tuple[int, ...]
+    confidence: float  # of the denominations (the top chip's colour match and the side's agreement)
+    count_confidence: float  # of the count (0 when it could not be measured)
+    base_mm: tuple[float, float] | None = None  # the stack's foot on the felt (needs a camera model)
+    px_per_chip: float = 0.0
+
+    @property
+    def count(self) -> int:
+        return len(self.denominations)
+
+    @property
+    def value(self) -> int:
+        return sum(self.denominations)
+
+    @property
+    def top(self) -> int:
+        return self.denominations[-1]
+
+
+class ChipRecogniser:
+    """Reads chip boxes against a club's chip set; `camera` (from the calibration) enables counts and bases."""
+
+    def __init__(self, chipset: ChipSet, *, camera: TableCamera | None = None, max_count: int = 30) -> None:
+        if max_count < 1:
+            raise ValueError(f"expected max_count >= 1, got {max_count}")
+        self.chipset = chipset
+        self.camera = camera
+        self.max_count = max_count
+
+    def read(self, image: Image, box: Box) -> ChipReading:
+        """Read one chip box (pixels, xyxy) in the full-resolution BGR frame."""
+        x1, y1, x2, y2 = box
+        if not (x2 > x1 and y2 > y1):
+            raise ValueError(f"expected a box with x2 > x1 and y2 > y1, got {box}")
+        fit = None
+        if self.camera is not None:
+            fit = fit_stack(self.camera, box, diameter_mm=self.chipset.diameter_mm,
+                            thickness_mm=self.chipset.thickness_mm, max_count=self.max_count)
+        discs = [self._top_disc(fit)] if fit is not None else box_discs(box, self.chipset.diameter_mm / 2.0)
+        matches = [match_top(top, self.chipset) for disc in discs
+                   if (top := top_colours(image, disc, radius_mm=self.chipset.diameter_mm / 2.0)) is not None]
+        if not matches:
+            logger.debug("chip box %s: too little of its top disc lies in the image", box)
+            return ChipReading(denominations=(self.chipset.denominations[0].value,), confidence=0.0,
+                               count_confidence=0.0)
+        match = min(matches, key=lambda m: m.error)
+        if fit is None or self.camera is None:
+            return ChipReading(denominations=(match.value,), confidence=match.confidence, count_confidence=0.0)
+        below, agreement = self._side(image, fit, match)
+        return ChipReading(denominations=(*below, match.value), confidence=match.confidence * agreement,
+                           count_confidence=fit.count_confidence, base_mm=fit.base_mm, px_per_chip=fit.px_per_chip)
+
+    def _top_disc(self, fit: StackFit) -> FloatArray:
+        """3x3: pixels <- the top disc's own frame (mm, origin at the disc's centre)."""
+        if self.camera is None:
+            raise ValueError("expected a camera model to place the top disc, got none")
+        plane = self.camera.plane_to_image(fit.count * self.chipset.thickness_mm)
+        shift = np.array([[1.0, 0.0, fit.base_mm[0]], [0.0, 1.0, fit.base_mm[1]], [0.0, 0.0, 1.0]])
+        result: FloatArray = plane @ shift
+        return result
+
+    def _side(self, image: Image, fit: StackFit, match: ColourMatch) -> tuple[tuple[int, ...], float]:
+        """Denominations of the chips under the top one (bottom first) and the share of side samples that agree;
+        when the side is too thin to read, the chips below are taken to be like the top one."""
+        below = fit.count - 1
+        if below == 0:
+            return (), 1.0
+        if fit.px_per_chip < _MIN_SIDE_PX or self.camera is None:
+            return (match.value,) * below, 0.5
+        colours, valid = side_colours(image, self.camera, fit, radius_mm=self.chipset.diameter_mm / 2.0,
+                                      thickness_mm=self.chipset.thickness_mm)
+        index, _ = classify_side(colours.reshape(-1, 3), self.chipset, illuminant=match.illuminant)
+        votes = index.reshape(colours.shape[:2])
+        values = [d.value for d in self.chipset.denominations]
+        chips: list[int] = []
+        agree: list[float] = []
+        for k in range(below):
+            seen = votes[k][valid[k]]
+            if seen.size == 0:
+                chips.append(match.value)
+                agree.append(0.0)
+                continue
+            counts = np.bincount(seen, minlength=len(values)) / seen.size
+            best = int(np.argmax(counts))
+            chips.append(values[best] if counts[best] >= _SWITCH_SHARE else match.value)
+            agree.append(float(counts[values.index(chips[-1])]))
+        return tuple(chips), float(np.mean(agree))
+
+
+def box_discs(box: Box, radius_mm: float) -> list[FloatArray]:
+    """Without a camera model, where the top disc may lie in a box (3x3 pixels <- disc frame in mm): the ellipse
+    inscribed in the box (a single chip), and for an elongated box (a stack seen from the side) a circle as wide
+    as the box is narrow at either end of it."""
+    x1, y1, x2, y2 = box
+    width, height = x2 - x1 - 1.0, y2 - y1 - 1.0
+    cx, cy = (x1 + x2 - 1.0) / 2.0, (y1 + y2 - 1.0) / 2.0
+    discs = [np.array([[width / 2.0 / radius_mm, 0.0, cx], [0.0, height / 2.0 / radius_mm, cy], [0.0, 0.0, 1.0]])]
+    side = min(width, height)
+    if max(width, height) > _ELONGATED * side:
+        scale = side / 2.0 / radius_mm
+        offset = (max(width, height) - side) / 2.0
+        for sign in (-1.0, 1.0):
+            x, y = (cx + sign * offset, cy) if width > height else (cx, cy + sign * offset)
+            discs.append(np.array([[scale, 0.0, x], [0.0, scale, y], [0.0, 0.0, 1.0]]))
+    return discs
+
+
+def _sample(image: Image, pixels: FloatArray) -> tuple[Bgr, npt.NDArray[np.bool_]]:
+    """Bilinear colours (N, 3) at pixel points (N, 2) and whether each lies inside the image."""
+    height, width = image.shape[:2]
+    inside = ((pixels[:, 0] >= 0) & (pixels[:, 0] <= width - 1) & (pixels[:, 1] >= 0)
+              & (pixels[:, 1] <= height - 1))
+    grid = pixels.astype(np.float32).reshape(-1, 1, 2)
+    values = cv2.remap(image, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(values, dtype=np.float64).reshape(-1, 3), inside
+
+
+def _map(h: FloatArray, points: FloatArray) -> FloatArray:
+    pts = np.hstack([points, np.ones((len(points), 1))]) @ h.T
+    result: FloatArray = pts[:, :2] / pts[:, 2:3]
+    return result
+
+
+def top_colours(image: Image, disc_to_image: FloatArray, *, radius_mm: float) -> TopColours | None:
+    """Body and spot colours of a chip's top disc (None when too little of it is in the image)."""
+    angles = np.arange(_ANGLES) * 2.0 * math.pi / _ANGLES
+    radii = np.array(_INNER + _OUTER) * radius_mm
+    ring = np.stack([np.cos(angles)[None, :] * radii[:, None], np.sin(angles)[None, :] * radii[:, None]], axis=-1)
+    colours, inside = _sample(image, _map(disc_to_image, ring.reshape(-1, 2)))
+    if inside.sum() < 0.5 * inside.size:
+        return None
+    data = colours[inside].astype(np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, labels, _ = cv2.kmeans(data, 2, np.empty(0), criteria, 2, cv2.KMEANS_PP_CENTERS)
+    labels = labels.reshape(-1)
+    major = int(np.bincount(labels, minlength=2).argmax())
+    body = np.median(data[labels == major], axis=0).astype(np.float64)
+    spot = np.median(data[labels != major], axis=0).astype(np.float64) if np.any(labels != major) else body
+    outer = colours.reshape(len(radii), _ANGLES, 3)[len(_INNER):]
+    profile = np.linalg.norm(outer - body[None, None, :], axis=2).mean(axis=0)
+    power = np.abs(np.fft.rfft(profile - profile.mean())) ** 2
+    total = float(power[1:17].sum()) + 1e-9
+    spot_power = {n: float(power[n]) / total for n in _SPOT_COUNTS}
+    return TopColours(body=body, spot=spot, mean=data.mean(axis=0).astype(np.float64), spot_power=spot_power,
+                      samples=int(inside.sum()))
+
+
+def side_colours(image: Image, camera: TableCamera, fit: StackFit, *, radius_mm: float,
+                 thickness_mm: float) -> tuple[Bgr, npt.NDArray[np.bool_]]:
+    """(chips - 1, lines, 3) colours on the side facing the camera, at each lower chip's mid-height."""
+    eye = camera.eye
+    base = np.asarray(fit.base_mm, dtype=np.float64)
+    facing = math.atan2(float(eye[1] - base[1]), float(eye[0] - base[0]))
+    angles = facing + np.radians(_SIDE_ANGLES_DEG)
+    heights = (np.arange(fit.count - 1) + 0.5) * thickness_mm
+    points = np.zeros((len(heights), len(angles), 3))
+    points[:, :, 0] = base[0] + radius_mm * np.cos(angles)[None, :]
+    points[:, :, 1] = base[1] + radius_mm * np.sin(angles)[None, :]
+    points[:, :, 2] = heights[:, None]
+    colours, inside = _sample(image, camera.project(points.reshape(-1, 3)))
+    return colours.reshape(len(heights), len(angles), 3), inside.reshape(len(heights), len(angles))

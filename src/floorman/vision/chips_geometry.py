@@ -1,0 +1,284 @@
+"""Chip-stack geometry: a full pinhole camera from a calibration's homography, and a stack's base position
+and chip count fitted to its box in the image.
+
+A calibration (`floorman calibrate`) gives the homography of the felt plane only. A stack's height shows in the
+image as the offset between its top disc and its base, which needs the projection of points above the felt:
+`TableCamera.from_homography` decomposes the homography into intrinsics and pose, taking the principal point at
+the image centre and square pixels. The focal length follows from the homography when the camera is tilted
+(the felt plane's vanishing line); for a camera looking nearly straight down it cannot, and a camera height
+(measured, or 1400 mm by default) fixes it. A straight-down view sees a stack's side only away from the point
+under the camera, so the count there is reported with low confidence.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from floorman.core.geometry import FloatArray
+
+DEFAULT_CAMERA_HEIGHT_MM = 1400.0
+_MIN_HFOV_DEG, _MAX_HFOV_DEG = 15.0, 130.0
+_CIRCLE = 32
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class TableCamera:
+    """A pinhole camera over the table: `projection` (3x4) maps table mm (x, y, z up) to pixels."""
+
+    projection: FloatArray
+    image_size: tuple[int, int]
+    focal_from_homography: bool  # False when the focal length came from an assumed camera height
+
+    def __post_init__(self) -> None:
+        if np.asarray(self.projection).shape != (3, 4):
+            raise ValueError(f"TableCamera: expected a 3x4 projection, got {np.asarray(self.projection).shape}")
+
+    @classmethod
+    def from_homography(cls, image_from_table: FloatArray, *, image_size: tuple[int, int],
+                        focal_px: float | None = None, height_mm: float | None = None) -> TableCamera:
+        """Decompose pixels <- table mm (z = 0) with the principal point at the image centre. `focal_px` when
+        known; else estimated from the homography, or (near straight down) set so the camera is `height_mm`
+        above the felt (DEFAULT_CAMERA_HEIGHT_MM when not given)."""
+        h = np.asarray(image_from_table, dtype=np.float64)
+        if h.shape != (3, 3):
+            raise ValueError(f"expected a 3x3 homography, got shape {h.shape}")
+        width, height = image_size
+        from_homography = False
+        if focal_px is None and height_mm is None:
+            focal_px = _focal_from_homography(h, image_size=image_size)
+            from_homography = focal_px is not None
+        if focal_px is None:
+            focal_px = _focal_for_height(h, image_size=image_size, height_mm=height_mm or DEFAULT_CAMERA_HEIGHT_MM)
+        if not (math.isfinite(focal_px) and focal_px > 0):
+            raise ValueError(f"expected a positive focal length in pixels, got {focal_px}")
+        return cls(_projection(h, focal_px, (width / 2.0, height / 2.0)), image_size, from_homography)
+
+    @property
+    def eye(self) -> FloatArray:
+        """Camera centre in table mm."""
+        return _eye(self.projection)
+
+    def project(self, points: FloatArray) -> FloatArray:
+        """(N, 2) pixels of (N, 3) table-mm points."""
+        pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        uvw = pts @ self.projection[:, :3].T + self.projection[:, 3]
+        result: FloatArray = uvw[:, :2] / uvw[:, 2:3]
+        return result
+
+    def plane_to_image(self, z: float) -> FloatArray:
+        """3x3 homography pixels <- table mm on the plane at height z."""
+        p = self.projection
+        result: FloatArray = np.column_stack([p[:, 0], p[:, 1], p[:, 2] * z + p[:, 3]])
+        return result
+
+    def to_plane(self, pixels: FloatArray, *, z: float) -> FloatArray:
+        """(N, 2) table mm on the plane at height z seen at (N, 2) pixels."""
+        inverse = np.linalg.inv(self.plane_to_image(z))
+        pts = np.hstack([np.asarray(pixels, dtype=np.float64).reshape(-1, 2), np.ones((len(pixels), 1))])
+        mapped = pts @ inverse.T
+        result: FloatArray = mapped[:, :2] / mapped[:, 2:3]
+        return result
+
+    def ray_points(self, pixel: FloatArray, z: FloatArray) -> FloatArray:
+        """(N, 2) table mm where the ray through `pixel` (2,) crosses the planes at heights `z` (N,)."""
+        direction = np.linalg.solve(self.projection[:, :3], np.array([pixel[0], pixel[1], 1.0]))
+        eye = self.eye
+        steps = (np.asarray(z, dtype=np.float64) - eye[2]) / direction[2]
+        result: FloatArray = eye[None, :2] + steps[:, None] * direction[None, :2]
+        return result
+
+    @property
+    def tilt_deg(self) -> float:
+        """Angle between the optical axis and straight down."""
+        m = self.projection[:, :3]
+        axis = np.linalg.inv(m) @ np.array([self.image_size[0] / 2.0, self.image_size[1] / 2.0, 1.0])
+        axis /= np.linalg.norm(axis)
+        return float(math.degrees(math.acos(min(1.0, abs(float(axis[2]))))))
+
+
+def _centred(h: FloatArray, centre: tuple[float, float]) -> FloatArray:
+    shift = np.array([[1.0, 0.0, -centre[0]], [0.0, 1.0, -centre[1]], [0.0, 0.0, 1.0]])
+    result: FloatArray = shift @ h
+    return result
+
+
+def _focal_from_homography(h: FloatArray, *, image_size: tuple[int, int]) -> float | None:
+    """The focal length making the plane's axes orthogonal and equally long; None when the view is too close to
+    straight down to tell (or the result is implausible)."""
+    width, height = image_size
+    c = _centred(h, (width / 2.0, height / 2.0))
+    c = c / np.linalg.norm(c[:, 0])
+    h1, h2 = c[:, 0], c[:, 1]
+    a = np.array([h1[0] * h2[0] + h1[1] * h2[1], h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2])
+    b = np.array([h1[2] * h2[2], h1[2] ** 2 - h2[2] ** 2])
+    # a * w + b = 0 with w = 1 / f^2
+    denominator = float(a @ a)
+    if denominator <= 0:
+        return None
+    w = -float(a @ b) / denominator
+    if w <= 0:
+        return None
+    focal = 1.0 / math.sqrt(w)
+    lowest = width / 2.0 / math.tan(math.radians(_MAX_HFOV_DEG) / 2.0)
+    highest = width / 2.0 / math.tan(math.radians(_MIN_HFOV_DEG) / 2.0)
+    # Near straight down the perspective terms vanish and w is noise: require a clear tilt signal.
+    perspective = float(np.hypot(h1[2], h2[2])) * focal
+    if not lowest <= focal <= highest or perspective < 0.08:
+        return None
+    return focal
+
+
+def _focal_for_height(h: FloatArray, *, image_size: tuple[int, int], height_mm: float) -> float:
+    """The focal length at which the decomposed camera is `height_mm` above the felt."""
+    if not height_mm > 0:
+        raise ValueError(f"expected a positive camera height in mm, got {height_mm}")
+    centre = (image_size[0] / 2.0, image_size[1] / 2.0)
+    focal = float(image_size[0])
+    for _ in range(6):
+        eye = _eye(_projection(h, focal, centre))
+        if eye[2] <= 0:
+            break
+        focal *= height_mm / float(eye[2])
+    return focal
+
+
+def _eye(projection: FloatArray) -> FloatArray:
+    result: FloatArray = -np.linalg.solve(projection[:, :3], projection[:, 3]).astype(np.float64)
+    return result
+
+
+def _projection(h: FloatArray, focal: float, centre: tuple[float, float]) -> FloatArray:
+    k = np.array([[focal, 0.0, centre[0]], [0.0, focal, centre[1]], [0.0, 0.0, 1.0]])
+    m = np.linalg.solve(k, h)
+    scale = 2.0 / (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1]))
+    m = m * scale
+    if m[2, 2] < 0:  # the felt lies in front of the camera
+        m = -m
+    r1, r2 = m[:, 0] / np.linalg.norm(m[:, 0]), m[:, 1] / np.linalg.norm(m[:, 1])
+    r3 = np.cross(r1, r2)
+    # Nearest rotation to [r1 r2 r3] (the columns are only nearly orthogonal for a noisy homography).
+    u, _, vt = np.linalg.svd(np.column_stack([r1, r2, r3]))
+    rotation = u @ vt
+    if np.linalg.det(rotation) < 0:
+        rotation = -rotation
+    result: FloatArray = k @ np.column_stack([rotation, m[:, 2]])
+    if _eye(result)[2] < 0:  # z must point up, toward the camera
+        flip = np.diag([1.0, 1.0, -1.0])
+        result = k @ np.column_stack([rotation @ flip, m[:, 2]])
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class StackFit:
+    """A stack's base on the felt, its chip count, and how well the box pins the count down."""
+
+    base_mm: tuple[float, float]
+    count: int
+    count_confidence: float
+    px_per_chip: float  # how much the box grows per chip at this place: the count's resolution
+    residual_px: float  # mean box-side error of the best count
+
+
+_BOX_DIRECTIONS = np.array([[-1.0, 0.0], [0.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
+
+
+def _outline(camera: TableCamera, centres: FloatArray, heights: FloatArray, radius: float) -> FloatArray:
+    """(N, 2C, 2) pixels of the base and top rims of cylinders standing at `centres` (N, 2), `heights` (N,)."""
+    angles = np.arange(_CIRCLE) * 2.0 * math.pi / _CIRCLE
+    ring = np.stack([np.cos(angles), np.sin(angles)], axis=1) * radius
+    n = len(centres)
+    pts = np.zeros((n, 2 * _CIRCLE, 3))
+    pts[:, :, :2] = np.concatenate([ring, ring])[None] + centres[:, None, :]
+    pts[:, _CIRCLE:, 2] = heights[:, None]
+    result: FloatArray = camera.project(pts.reshape(-1, 3)).reshape(n, 2 * _CIRCLE, 2)
+    return result
+
+
+def _support(camera: TableCamera, centres: FloatArray, heights: FloatArray, radius: float,
+             directions: FloatArray) -> FloatArray:
+    """(N, K): for each cylinder, max over its outline of (pixel . direction_k)."""
+    uv = _outline(camera, centres, heights, radius)
+    result: FloatArray = np.einsum("npc,kc->npk", uv, directions).max(axis=1)
+    return result
+
+
+def _boxes(camera: TableCamera, centres: FloatArray, heights: FloatArray, radius: float) -> FloatArray:
+    """(N, 4) boxes of cylinders of `radius` standing at `centres` (N, 2) with `heights` (N,)."""
+    uv = _outline(camera, centres, heights, radius)
+    result: FloatArray = np.concatenate([uv.min(axis=1), uv.max(axis=1)], axis=1)
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class _Observations:
+    directions: FloatArray  # (K, 2)
+    values: FloatArray  # (K,) observed support along each direction
+    weights: FloatArray  # (K,)
+
+
+def _observations(box: Box, image_size: tuple[int, int], *, border_px: float) -> _Observations:
+    # Boxes count whole pixels: x2, y2 lie one past the last pixel, whose centre is at the integer coordinate.
+    x1, y1, x2, y2 = np.asarray(box, dtype=np.float64) - (0.0, 0.0, 1.0, 1.0)
+    width, height = image_size
+    weights = np.array([x1 > border_px, y1 > border_px, x2 < width - 1 - border_px, y2 < height - 1 - border_px],
+                       dtype=np.float64)
+    if weights.sum() < 2:
+        weights = np.ones(4)
+    return _Observations(_BOX_DIRECTIONS, np.array([-x1, -y1, x2, y2]), weights)
+
+
+def fit_stack(camera: TableCamera, box: Box, *, diameter_mm: float, thickness_mm: float, max_count: int = 30,
+              border_px: float = 1.0) -> StackFit:
+    """The base position and chip count whose projected cylinder best matches `box` (visible pixels, xyxy).
+
+    Every count 1..max_count is tried; the base position of each is solved by Gauss-Newton on the box sides
+    (sides on the image border are ignored: the stack may continue beyond it). Ties go to the lower count.
+    """
+    if max_count < 1:
+        raise ValueError(f"expected max_count >= 1, got {max_count}")
+    obs = _observations(box, camera.image_size, border_px=border_px)
+    counts = np.arange(1, max_count + 1)
+    heights: FloatArray = counts.astype(np.float64) * thickness_mm
+    radius = diameter_mm / 2.0
+    x1, y1, x2, y2 = box
+    start = camera.ray_points(np.array([(x1 + x2 - 1.0) / 2.0, (y1 + y2 - 1.0) / 2.0]), heights / 2.0)
+    centres = _solve_bases(camera, start, heights, radius=radius, obs=obs)
+    predicted = _support(camera, centres, heights, radius, obs.directions)
+    cost = np.abs((predicted - obs.values[None]) * obs.weights[None]).sum(axis=1) / obs.weights.sum()
+    best = int(np.argmin(cost + 0.02 * counts))  # a little prior toward fewer chips breaks near-ties
+    sizes = _boxes(camera, centres, heights, radius)
+    spans = np.hypot(sizes[:, 2] - sizes[:, 0], sizes[:, 3] - sizes[:, 1])
+    step = float(np.abs(np.gradient(spans))[best]) if max_count > 1 else 0.0
+    others = np.delete(cost, best)
+    margin = float(others.min() - cost[best]) if others.size else 1.0
+    resolution = min(1.0, step / 1.5)
+    confidence = resolution * (1.0 - math.exp(-max(margin, 0.0) / 0.5)) * math.exp(-float(cost[best]) / 4.0)
+    return StackFit(base_mm=(float(centres[best, 0]), float(centres[best, 1])), count=int(counts[best]),
+                    count_confidence=float(np.clip(confidence, 0.0, 1.0)), px_per_chip=step,
+                    residual_px=float(cost[best]))
+
+
+def _solve_bases(camera: TableCamera, start: FloatArray, heights: FloatArray, *, radius: float,
+                 obs: _Observations, iterations: int = 3) -> FloatArray:
+    """Gauss-Newton on (x, y) per candidate height: weighted support residuals, numeric Jacobian."""
+    centres = start.copy()
+    step_mm = 0.5
+
+    def residuals(at: FloatArray) -> FloatArray:
+        result: FloatArray = (_support(camera, at, heights, radius, obs.directions) - obs.values[None]) * obs.weights
+        return result
+
+    for _ in range(iterations):
+        base = residuals(centres)
+        dx = residuals(centres + np.array([step_mm, 0.0]))
+        dy = residuals(centres + np.array([0.0, step_mm]))
+        jac = np.stack([(dx - base) / step_mm, (dy - base) / step_mm], axis=2)  # (N, K, 2)
+        jtj = np.einsum("nki,nkj->nij", jac, jac) + np.eye(2)[None] * 1e-6
+        jtr = np.einsum("nki,nk->ni", jac, base)
+        delta = np.linalg.solve(jtj, jtr[..., None])[..., 0]
+        centres = centres - delta
+    return centres

@@ -1,0 +1,224 @@
+"""`TableStateBuilder`: one frame in, one `TableState` out (detect, recognise, place on the table, track).
+
+Per frame: the detector's boxes; each face-up card read by the card reader; each chip box read by the chip
+recogniser (denominations bottom to top, count from the stack's geometry); positions in table mm through the
+calibration (a stack's foot from its fitted cylinder, a card's centre, a hand's fingertip end: the end of its
+box nearest the table centre) and the layout zone there; tracker ids from `TableTracker`; the button's seat
+(the nearest seat). Without a calibration (or layout) positions, zones and chip counts are left unknown.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from floorman.core.chips import ChipSet
+from floorman.core.geometry import FloatArray
+from floorman.core.layout import TableLayout
+from floorman.core.table_state import SeenButton, SeenCard, SeenChips, SeenHand, TableState
+from floorman.vision.calibration import Calibration
+from floorman.vision.chips import ChipReading, ChipRecogniser
+from floorman.vision.chips_geometry import Box, TableCamera
+from floorman.vision.detections import Detections
+from floorman.vision.detector import Detector, Image
+from floorman.vision.tracking import TableTracker
+
+logger = logging.getLogger(__name__)
+
+_SAME_CROP = 3.0  # mean absolute difference (8-bit levels) under which a chip's pixels count as unchanged
+
+
+@dataclass(frozen=True, slots=True)
+class CardIdentity:
+    card: str | None
+    confidence: float
+
+
+CardReader = Callable[[Image, Box], CardIdentity]
+
+
+def recognise_card_reader(margin: float = 0.1) -> CardReader:
+    """The shipped card recogniser (`vision.cards.recognise_card`) on the box grown by `margin`."""
+    from floorman.vision.cards import recognise_card
+
+    def read(image: Image, box: Box) -> CardIdentity:
+        height, width = image.shape[:2]
+        x1, y1, x2, y2 = box
+        dx, dy = (x2 - x1) * margin, (y2 - y1) * margin
+        grown = (max(0.0, x1 - dx), max(0.0, y1 - dy), min(float(width), x2 + dx), min(float(height), y2 + dy))
+        if grown[2] - grown[0] < 8 or grown[3] - grown[1] < 8:
+            return CardIdentity(None, 0.0)
+        reading = recognise_card(image, box=grown)
+        return CardIdentity(reading.card, float(reading.confidence))
+
+    return read
+
+
+def table_camera(calibration: Calibration, *, camera_height_mm: float | None = None) -> TableCamera:
+    """The camera model behind a calibration (focal length from the homography, or from the camera height)."""
+    return TableCamera.from_homography(calibration.mm_to_pixels, image_size=calibration.image_size,
+                                       height_mm=camera_height_mm)
+
+
+class TableStateBuilder:
+    """`build(frame_bgr, frame_no, t) -> TableState` for one camera."""
+
+    def __init__(self, detector: Detector, layout: TableLayout | None, calibration: Calibration | None,
+                 chipset: ChipSet, card_reader: CardReader | None, tracker: TableTracker | None, *,
+                 camera_id: str = "cam0", camera_height_mm: float | None = None) -> None:
+        self.detector = detector
+        self.layout = layout
+        self.calibration = calibration
+        self.card_reader = card_reader
+        self.tracker = tracker
+        self.camera_id = camera_id
+        camera = None if calibration is None else table_camera(calibration, camera_height_mm=camera_height_mm)
+        self.chips = ChipRecogniser(chipset, camera=camera)
+        self._class = {name: class_id for class_id, name in detector.names.items()}
+        self._chip_cache: dict[tuple[int, int, int, int], tuple[Image, ChipReading]] = {}
+
+    def build(self, frame_bgr: Image, frame_no: int, t: float) -> TableState:
+        started = time.perf_counter()
+        detections = self.detector.detect(frame_bgr)
+        detected = time.perf_counter()
+        return self.state_from(frame_bgr, detections, frame_no=frame_no, t=t,
+                               timings={"detect_ms": (detected - started) * 1000.0})
+
+    def state_from(self, frame_bgr: Image, detections: Detections, *, frame_no: int, t: float,
+                   timings: dict[str, float] | None = None) -> TableState:
+        """The state from given detections (the detector's, or truth boxes in a benchmark)."""
+        started = time.perf_counter()
+        chip_class = self._class.get("chip", -1)
+        readings = self._read_chips(frame_bgr, detections, chip_class)
+        detections = self._placed(detections, readings)
+        if self.tracker is not None:
+            detections = self.tracker.update(detections)
+        zones = self._zones(detections)
+        names = self.detector.names
+        cards, chips, hands, buttons = [], [], [], []
+        for i in range(len(detections)):
+            name = names.get(int(detections.class_id[i]), "")
+            if name in ("card_face", "card_back"):
+                cards.append(self._card(frame_bgr, detections, i, zone=zones[i], face_up=name == "card_face"))
+            elif name == "chip":
+                chips.append(_chips(detections, i, readings[i], zone=zones[i]))
+            elif name == "hand":
+                hands.append(self._hand(detections, i, zone=zones[i]))
+            elif name == "dealer_button":
+                buttons.append(self._button(detections, i))
+        button = max(buttons, key=lambda b: b.confidence, default=None)
+        extra = dict(timings or {})
+        extra["recognise_ms"] = (time.perf_counter() - started) * 1000.0
+        extra["objects"] = float(len(detections))
+        logger.debug("frame %d: %d cards, %d chip objects, %d hands", frame_no, len(cards), len(chips), len(hands))
+        height, width = frame_bgr.shape[:2]
+        return TableState(frame=frame_no, t=t, camera_id=self.camera_id, cards=tuple(cards), chips=tuple(chips),
+                          hands=tuple(hands), button=button, size=(width, height), extra=extra)
+
+    def _read_chips(self, image: Image, detections: Detections, chip_class: int) -> dict[int, ChipReading]:
+        """Chip readings by detection index. A box where the previous frame had the same box (to the pixel) over
+        the same pixels (mean difference under _SAME_CROP levels) keeps that frame's reading: a stack at rest is
+        read once."""
+        cache: dict[tuple[int, int, int, int], tuple[Image, ChipReading]] = {}
+        readings: dict[int, ChipReading] = {}
+        for i in np.flatnonzero(detections.class_id == chip_class).tolist():
+            box = _box(detections, i)
+            key = (round(box[0]), round(box[1]), round(box[2]), round(box[3]))
+            crop = image[max(0, key[1]):max(0, key[3]), max(0, key[0]):max(0, key[2])]
+            previous = self._chip_cache.get(key)
+            if previous is not None and previous[0].shape == crop.shape and crop.size and float(
+                    np.abs(previous[0].astype(np.int16) - crop).mean()) < _SAME_CROP:
+                reading = previous[1]
+            else:
+                reading = self.chips.read(image, box)
+            readings[i] = reading
+            cache[key] = (crop.copy(), reading)
+        self._chip_cache = cache
+        return readings
+
+    # --- placing ------------------------------------------------------------------------------------------
+
+    def _placed(self, detections: Detections, readings: dict[int, ChipReading]) -> Detections:
+        """Detections with table positions: chips at their fitted foot, cards and buttons at the box centre,
+        hands at the fingertip end."""
+        if self.calibration is None or len(detections) == 0:
+            return detections
+        centres = np.stack([(detections.xyxy[:, 0] + detections.xyxy[:, 2]) / 2.0,
+                            (detections.xyxy[:, 1] + detections.xyxy[:, 3]) / 2.0], axis=1).astype(np.float64)
+        xy = self.calibration.to_table(centres)
+        hand_class = self._class.get("hand", -1)
+        for i in np.flatnonzero(detections.class_id == hand_class).tolist():
+            xy[i] = _fingertips(self.calibration, detections.xyxy[i])
+        for i, reading in readings.items():
+            if reading.base_mm is not None:
+                xy[i] = reading.base_mm
+        return Detections(xyxy=detections.xyxy, confidence=detections.confidence, class_id=detections.class_id,
+                          tracker_id=detections.tracker_id, xy_mm=xy.astype(np.float32), data=dict(detections.data))
+
+    def _zones(self, detections: Detections) -> list[str | None]:
+        if self.layout is None or detections.xy_mm is None or len(detections) == 0:
+            return [None] * len(detections)
+        return self.layout.zone_names_at(detections.xy_mm.astype(np.float64))
+
+    def _nearest_seat(self, point: tuple[float, float] | None) -> int | None:
+        if self.layout is None or point is None or not self.layout.seats:
+            return None
+        return min(self.layout.seats, key=lambda s: np.hypot(s.position[0] - point[0], s.position[1] - point[1])).number
+
+    # --- objects ------------------------------------------------------------------------------------------
+
+    def _card(self, image: Image, detections: Detections, i: int, *, zone: str | None, face_up: bool) -> SeenCard:
+        identity = CardIdentity(None, 0.0)
+        if face_up and self.card_reader is not None:
+            identity = self.card_reader(image, _box(detections, i))
+        return SeenCard(face_up=face_up, box=_box(detections, i), confidence=float(detections.confidence[i]),
+                        position_mm=_position(detections, i), zone=zone, identity=identity.card,
+                        identity_confidence=identity.confidence if identity.card else 0.0,
+                        track_id=_track(detections, i))
+
+    def _hand(self, detections: Detections, i: int, *, zone: str | None) -> SeenHand:
+        position = _position(detections, i)
+        return SeenHand(box=_box(detections, i), confidence=float(detections.confidence[i]), position_mm=position,
+                        zone=zone, seat=self._nearest_seat(position), track_id=_track(detections, i))
+
+    def _button(self, detections: Detections, i: int) -> SeenButton:
+        position = _position(detections, i)
+        return SeenButton(box=_box(detections, i), confidence=float(detections.confidence[i]), position_mm=position,
+                          seat=self._nearest_seat(position), track_id=_track(detections, i))
+
+
+def _chips(detections: Detections, i: int, reading: ChipReading, *, zone: str | None) -> SeenChips:
+    """A stack's denomination confidence covers its count too (SeenChips has one confidence for both)."""
+    confidence = reading.confidence if reading.base_mm is None else min(reading.confidence, reading.count_confidence)
+    return SeenChips(box=_box(detections, i), confidence=float(detections.confidence[i]),
+                     position_mm=_position(detections, i), zone=zone, denominations=reading.denominations,
+                     denomination_confidence=float(confidence), track_id=_track(detections, i))
+
+
+def _fingertips(calibration: Calibration, box: FloatArray) -> FloatArray:
+    """Of the box's four edge midpoints on the table, the one nearest the table centre."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    mids = np.array([[(x1 + x2) / 2, y1], [(x1 + x2) / 2, y2], [x1, (y1 + y2) / 2], [x2, (y1 + y2) / 2]])
+    table = calibration.to_table(mids)
+    result: FloatArray = table[int(np.argmin(np.hypot(table[:, 0], table[:, 1])))]
+    return result
+
+
+def _box(detections: Detections, i: int) -> Box:
+    x1, y1, x2, y2 = (float(v) for v in detections.xyxy[i])
+    return x1, y1, x2, y2
+
+
+def _position(detections: Detections, i: int) -> tuple[float, float] | None:
+    if detections.xy_mm is None:
+        return None
+    return float(detections.xy_mm[i, 0]), float(detections.xy_mm[i, 1])
+
+
+def _track(detections: Detections, i: int) -> int | None:
+    value = int(detections.tracker_id[i])
+    return value if value >= 0 else None

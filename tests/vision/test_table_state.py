@@ -1,0 +1,141 @@
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from floorman.core.layout import TableLayout
+from floorman.datasets.camera import Camera
+from floorman.datasets.render import ObjectTruth, Renderer
+from floorman.datasets.scene import ChipStack, DealerButton, DetectorClass, Lighting, Scene
+from floorman.vision.calibration import Calibration, PointPair, calibrate_from_points
+from floorman.vision.chips import ChipReading
+from floorman.vision.detections import Detections
+from floorman.vision.detector import Image
+from floorman.vision.table_state import CardIdentity, TableStateBuilder
+from floorman.vision.tracking import TableTracker
+from tests.vision.test_chips import CHIPSET
+
+NAMES = {c.value: c.label for c in DetectorClass}
+LAYOUT = TableLayout.default()
+
+
+class TruthDetector:
+    """Returns the rendered objects' boxes (the detector is not under test here)."""
+
+    names = NAMES
+
+    def __init__(self, objects: list[ObjectTruth]) -> None:
+        self.objects = objects
+        self.calls = 0
+
+    def detect(self, frame: Image) -> Detections:
+        assert frame.ndim == 3
+        self.calls += 1
+        return Detections(xyxy=np.array([o.box for o in self.objects], dtype=np.float32).reshape(-1, 4),
+                          confidence=np.full(len(self.objects), 0.9, np.float32),
+                          class_id=np.array([o.cls.value for o in self.objects], dtype=np.int64))
+
+
+def calibration_of(camera: Camera) -> Calibration:
+    corners = np.array([[-900.0, -600.0], [-300.0, -600.0], [-300.0, 0.0], [-900.0, 0.0]])
+    pixels, _ = camera.project(np.hstack([corners, np.zeros((4, 1))]))
+    pairs = [PointPair(pixel=(float(u), float(v)), table_mm=(float(x), float(y)))
+             for (u, v), (x, y) in zip(pixels, corners, strict=True)]
+    return calibrate_from_points(pairs, layout=LAYOUT, image_size=(camera.width, camera.height))
+
+
+@pytest.fixture(scope="module")
+def rendered() -> tuple[np.ndarray, list[ObjectTruth], Camera]:
+    """Seat 1's corner under a 25 degree camera: two stacks in stack_1, a bet in bet_1, the button nearby."""
+    camera = Camera.look_at(eye=(-600.0, -900.0, 1150.0), target=(-600.0, -330.0, 0.0), size=(800, 600),
+                            hfov_deg=36.0)
+    scene = Scene(layout=LAYOUT, chipset=CHIPSET, lighting=Lighting(colour_temperature_k=4000.0))
+    scene.chips += [ChipStack(id=1, x=-700.0, y=-460.0, chips=(100,) * 6),
+                    ChipStack(id=2, x=-600.0, y=-470.0, chips=(500,) * 3),
+                    ChipStack(id=3, x=-600.0, y=-220.0, chips=(1000,) * 2)]
+    scene.buttons.append(DealerButton(id=4, x=-480.0, y=-300.0))
+    result = Renderer(camera).render(scene, rng=np.random.default_rng(93301))
+    return result.image, result.objects, camera
+
+
+def test_state_has_chips_by_zone_button_seat_and_tracks(rendered: tuple[np.ndarray, list[ObjectTruth],
+                                                                         Camera]) -> None:
+    image, objects, camera = rendered
+    truth_zones: Counter[str] = Counter()
+    for o in objects:
+        if o.chips and o.zone:
+            truth_zones[o.zone] += sum(o.chips)
+    assert dict(truth_zones) == {"stack_1": 2100, "bet_1": 2000}
+    detector = TruthDetector(objects)
+    builder = TableStateBuilder(detector, LAYOUT, calibration_of(camera), CHIPSET, None, TableTracker(NAMES),
+                                camera_id="cam7")
+    first = builder.build(image, 10, 0.5)
+    second = builder.build(image, 11, 0.6)
+    assert detector.calls == 2
+    assert (second.frame, second.t, second.camera_id, second.size) == (11, 0.6, "cam7", (800, 600))
+    assert second.zone_values() == dict(truth_zones)
+    assert sorted(stack.denominations for stack in second.chips) == [(100,) * 6, (500,) * 3, (1000,) * 2]
+    for stack in second.chips:
+        truth = next(o for o in objects if o.chips == stack.denominations)
+        assert stack.position_mm is not None
+        assert np.hypot(*np.subtract(stack.position_mm, truth.position_mm)) < 8.0
+        assert 0.0 <= stack.denomination_confidence <= 1.0
+    assert second.button is not None and second.button.seat == 1
+    assert [c.track_id for c in first.chips] == [c.track_id for c in second.chips]
+    assert all(c.track_id is not None for c in second.chips)
+    assert second.extra["objects"] == 4.0 and second.extra["detect_ms"] >= 0.0
+
+
+def test_without_calibration_chips_have_no_zone_or_count(rendered: tuple[np.ndarray, list[ObjectTruth],
+                                                                         Camera]) -> None:
+    image, objects, _ = rendered
+    builder = TableStateBuilder(TruthDetector(objects), None, None, CHIPSET, None, None)
+    state = builder.build(image, 0, 0.0)
+    assert len(state.chips) == 3 and all(c.zone is None and c.position_mm is None for c in state.chips)
+    assert sorted(c.denominations[-1] for c in state.chips) == [100, 500, 1000]
+    assert state.zone_values() == {} and state.button is not None and state.button.seat is None
+
+
+def test_face_up_cards_are_read_by_the_card_reader() -> None:
+    image = np.full((200, 300, 3), 60, np.uint8)
+    card = ObjectTruth(id=1, cls=DetectorClass.CARD_FACE, box=(40.0, 40.0, 100.0, 130.0),
+                       full_box=(40.0, 40.0, 100.0, 130.0), visible_fraction=1.0, position_mm=(0.0, 0.0), zone=None)
+    back = ObjectTruth(id=2, cls=DetectorClass.CARD_BACK, box=(150.0, 40.0, 210.0, 130.0),
+                       full_box=(150.0, 40.0, 210.0, 130.0), visible_fraction=1.0, position_mm=(0.0, 0.0), zone=None)
+    calls: list[tuple[float, float, float, float]] = []
+
+    def reader(frame: Image, box: tuple[float, float, float, float]) -> CardIdentity:
+        assert frame.shape == (200, 300, 3)
+        calls.append(box)
+        return CardIdentity("10H", 0.93)
+
+    state = TableStateBuilder(TruthDetector([card, back]), None, None, CHIPSET, reader, None).build(image, 0, 0.0)
+    assert calls == [(40.0, 40.0, 100.0, 130.0)]
+    face_up = [c for c in state.cards if c.face_up]
+    assert [(c.identity, c.identity_confidence) for c in face_up] == [("10H", 0.93)]
+    assert [c.identity for c in state.cards if not c.face_up] == [None]
+
+
+def test_chips_at_rest_are_read_once(rendered: tuple[np.ndarray, list[ObjectTruth], Camera],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    image, objects, camera = rendered
+    builder = TableStateBuilder(TruthDetector(objects), LAYOUT, calibration_of(camera), CHIPSET, None, None)
+    reads: list[tuple[float, float, float, float]] = []
+    read = builder.chips.read
+
+    def counting(frame: Image, box: tuple[float, float, float, float]) -> ChipReading:
+        reads.append(box)
+        return read(frame, box)
+
+    monkeypatch.setattr(builder.chips, "read", counting)
+    first = builder.build(image, 0, 0.0)
+    assert len(reads) == 3
+    second = builder.build(image.copy(), 1, 0.1)
+    assert len(reads) == 3 and [c.denominations for c in second.chips] == [c.denominations for c in first.chips]
+    changed = image.copy()
+    x1, y1, x2, y2 = (round(v) for v in second.chips[0].box)
+    changed[y1:y2, x1:x2] = 255 - changed[y1:y2, x1:x2]
+    builder.build(changed, 2, 0.2)
+    assert len(reads) == 4 and reads[-1] == second.chips[0].box
