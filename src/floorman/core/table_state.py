@@ -43,7 +43,8 @@ class SeenChips:
     position_mm: PointMm | None = None
     zone: str | None = None
     denominations: tuple[int, ...] = ()  # one value per chip, bottom to top; empty when unread
-    denomination_confidence: float = 0.0
+    denomination_confidence: float = 0.0  # of the values read
+    count_confidence: float = 0.0  # of the number of chips (0: not measured, e.g. a camera straight above)
     visible_fraction: float = 1.0  # share of the stack seen uncovered
     track_id: int | None = None
 

@@ -97,6 +97,7 @@ class FrameTruth(BaseModel):
             elif o.cls == "chip":
                 chips.append(SeenChips(box=o.box, confidence=1.0, position_mm=o.position_mm, zone=o.zone,
                                        denominations=o.chips or (), denomination_confidence=1.0,
+                                       count_confidence=1.0,
                                        visible_fraction=o.visible_fraction, track_id=o.id))
             elif o.cls == "hand":
                 hands.append(SeenHand(box=o.box, confidence=1.0, position_mm=o.position_mm, zone=o.zone,

@@ -192,11 +192,11 @@ class TableStateBuilder:
 
 
 def _chips(detections: Detections, i: int, reading: ChipReading, *, zone: str | None) -> SeenChips:
-    """A stack's denomination confidence covers its count too (SeenChips has one confidence for both)."""
-    confidence = reading.confidence if reading.base_mm is None else min(reading.confidence, reading.count_confidence)
+    """A stack: its values' confidence, and its count's (0 when the count was not measured)."""
     return SeenChips(box=_box(detections, i), confidence=float(detections.confidence[i]),
                      position_mm=_position(detections, i), zone=zone, denominations=reading.denominations,
-                     denomination_confidence=float(confidence), track_id=_track(detections, i))
+                     denomination_confidence=float(reading.confidence),
+                     count_confidence=float(reading.count_confidence), track_id=_track(detections, i))
 
 
 def _fingertips(calibration: Calibration, box: FloatArray) -> FloatArray:
