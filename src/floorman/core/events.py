@@ -177,6 +177,12 @@ class Heartbeat(EventBase):
     fps: float = Field(ge=0, description="Analysed frames per second over the last interval.")
     latency_ms: float = Field(ge=0, description="Capture-to-publish latency, median over the interval.")
     frames_dropped: int = Field(ge=0, description="Frames dropped since start.")
+    epoch: int | None = Field(default=None, ge=0, description="The publisher's epoch: a new one whenever its seq "
+                              "numbering restarts at 0 (its spool was lost), so that seq 0 is not a duplicate.")
+    replay_endpoint: str | None = Field(default=None, max_length=256, description="Where the publisher answers "
+                                        "replay requests (ZeroMQ connect endpoint), for consumers to find it.")
+    replay_key: str | None = Field(default=None, min_length=40, max_length=40, description="The replay socket's "
+                                   "CURVE public key (Z85), when the bus is encrypted.")
 
 
 Event = Annotated[

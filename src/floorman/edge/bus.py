@@ -11,6 +11,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -122,3 +123,32 @@ class ReplayResponse(BaseModel):
     newest_seq: int | None = Field(description="Newest seq published.")
     events: tuple[Event, ...] = Field(default=(), description="The events found, in seq order.")
     error: str | None = Field(default=None, description="Why the request could not be answered, if it could not.")
+
+
+class EvidenceRequest(BaseModel):
+    """Ask an edge for the JPEG of frame `frame` (or the nearest one it still holds), on its replay socket."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["evidence"] = Field(default="evidence", description="Tells it apart from a ReplayRequest.")
+    request_id: int = Field(ge=0, description="Echoed in the response.")
+    table_id: str = Field(min_length=1, max_length=64, description="Table of the edge.")
+    camera_id: str = Field(min_length=1, max_length=64, description="Camera of the edge.")
+    frame: int = Field(ge=0, description="Frame number wanted.")
+    nearest: bool = Field(default=True, description="Answer the nearest frame held when that one is not.")
+
+
+class EvidenceResponse(BaseModel):
+    """The header of an evidence answer; the JPEG bytes follow in the next message frame (empty when none)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    request_id: int = Field(ge=0, description="The request's id.")
+    table_id: str = Field(description="Table of the edge.")
+    camera_id: str = Field(description="Camera of the edge.")
+    frame: int | None = Field(default=None, description="Frame number of the JPEG sent, None when none is.")
+    t: float | None = Field(default=None, description="Capture time of that frame.")
+    size: int = Field(default=0, ge=0, description="Bytes of the JPEG.")
+    oldest_frame: int | None = Field(default=None, description="Oldest frame the buffer holds.")
+    newest_frame: int | None = Field(default=None, description="Newest frame the buffer holds.")
+    error: str | None = Field(default=None, description="Why no frame is sent, if none is.")

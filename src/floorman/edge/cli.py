@@ -1,4 +1,5 @@
-"""`floorman broker` (the XSUB/XPUB proxy of the event bus) and `floorman keys generate` (CURVE certificates)."""
+"""`floorman broker` (the XSUB/XPUB proxy of the event bus), `floorman edge` (the edge agent of one camera) and
+`floorman keys generate` (CURVE certificates)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from floorman.core.errors import ConfigError
+from floorman.edge.agent import EdgeConfig, build_agent
 from floorman.edge.broker import Broker, BrokerSecurity
 from floorman.edge.bus import ENDPOINT_HELP, check_endpoint
 from floorman.edge.keys import generate_keypair, load_allow_list, load_keypair
+from floorman.edge.publisher import PublisherSecurity
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +54,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="folder of the public certificates of the consumers allowed to subscribe "
                         "(default: any consumer that knows the broker's public key)")
     broker.set_defaults(handler=run_broker)
+
+    register_edge(subparsers)
 
     keys = subparsers.add_parser("keys", help="CURVE certificates for the event bus")
     sub = keys.add_subparsers(dest="keys_command", metavar="SUBCOMMAND", required=True)
@@ -106,4 +111,99 @@ def run_keys_generate(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise ConfigError(str(exc), field="--name") from None
     sys.stdout.write(f"public: {public}\nsecret: {secret}\n")
+    return 0
+
+
+def register_edge(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    edge = subparsers.add_parser(
+        "edge", help="run the edge agent of one camera: frames in, events out to the broker",
+        description="Capture frames from SRC (video file, rtsp:// or http:// stream, USB camera index, or folder "
+        "of images), build what the camera sees (the ONNX detector, woken by motion, mapped to table mm with the "
+        "calibration; or, with --truth, a simulator's frames.jsonl), derive events and publish them to the "
+        "broker's frontend. Heartbeats announce the replay endpoint, which also serves evidence JPEGs by frame "
+        "number. Runs until interrupted, or until a file source (without --loop) is fully published.")
+    edge.add_argument("--table", required=True, help="table id")
+    edge.add_argument("--camera", required=True, help="camera id")
+    edge.add_argument("--source", required=True, metavar="SRC", help="video file, stream URL, camera index or "
+                      "image folder")
+    edge.add_argument("--layout", required=True, metavar="L", help="table layout YAML or bundled layout name")
+    edge.add_argument("--calib", type=Path, metavar="K", help="camera calibration YAML (floorman calibrate)")
+    edge.add_argument("--model", type=Path, metavar="M", help="ONNX detector (default: the shipped INT8 model)")
+    edge.add_argument("--connect", required=True, type=_endpoint_type(bind=False), metavar="tcp://HOST:PORT",
+                      help="the broker's frontend")
+    edge.add_argument("--truth", type=Path, metavar="FRAMES", help="derive from a simulator frames.jsonl instead "
+                      "of vision (frame numbers follow the source)")
+    edge.add_argument("--replay-bind", type=_endpoint_type(bind=True), default="tcp://*:*", metavar="ENDPOINT",
+                      help="where to answer replay and evidence requests (default: %(default)s, any free port)")
+    edge.add_argument("--advertise", type=_endpoint_type(bind=False), metavar="ENDPOINT",
+                      help="replay endpoint announced in heartbeats (default: the bound one)")
+    edge.add_argument("--spool", default=None, metavar="PATH",
+                      help="SQLite spool of the published events (default: floorman-edge-TABLE-CAMERA.sqlite)")
+    edge.add_argument("--loop", action="store_true", help="loop a video file or image folder")
+    pace = edge.add_mutually_exclusive_group()
+    pace.add_argument("--realtime", dest="realtime", action="store_true", default=True,
+                      help="play files at their recorded speed, dropping frames when behind (default)")
+    pace.add_argument("--fast", dest="realtime", action="store_false", help="analyse files as fast as possible")
+    edge.add_argument("--fps", type=float, default=30.0, help="frame rate of an image folder (default: 30)")
+    edge.add_argument("--change", type=int, default=12, metavar="LEVEL",
+                      help="grey-level change (0..255) that wakes the detector where it happens (0: the whole "
+                      "frame every frame; default: 12)")
+    edge.add_argument("--evidence-mb", type=float, default=64.0, help="evidence buffer size in MiB (default: 64)")
+    edge.add_argument("--keys", type=Path, metavar="FILE.key_secret", help="this edge's secret certificate "
+                      "(turns CURVE on; needs --broker-key)")
+    edge.add_argument("--broker-key", type=Path, metavar="FILE.key", help="the broker's public certificate")
+    edge.add_argument("--consumers", type=Path, metavar="DIR", help="public certificates of the consumers "
+                      "allowed to ask for replays and evidence (default: any that knows this edge's key)")
+    edge.set_defaults(handler=run_edge)
+
+
+def edge_config(args: argparse.Namespace) -> EdgeConfig:
+    """The agent's configuration from the command line; ConfigError names the flag that is wrong."""
+    from pydantic import ValidationError
+
+    spool = args.spool or f"floorman-edge-{args.table}-{args.camera}.sqlite"
+    try:
+        return EdgeConfig(table_id=args.table, camera_id=args.camera, source=args.source, layout=args.layout,
+                          calibration=args.calib, model=args.model, truth=args.truth, connect=args.connect,
+                          replay_bind=args.replay_bind, advertise=args.advertise, spool=spool, loop=args.loop,
+                          realtime=args.realtime, fps=args.fps, change_threshold=args.change,
+                          evidence_mb=args.evidence_mb)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        flag = {"table_id": "--table", "camera_id": "--camera", "change_threshold": "--change",
+                "evidence_mb": "--evidence-mb"}.get(str(first["loc"][0]), f"--{first['loc'][0]}")
+        raise ConfigError(str(first["msg"]), field=flag) from None
+
+
+def edge_security(args: argparse.Namespace) -> PublisherSecurity | None:
+    if args.keys is None and args.broker_key is None:
+        return None
+    if args.keys is None or args.broker_key is None:
+        raise ConfigError("CURVE needs both --keys (this edge's secret certificate) and --broker-key",
+                          field="--keys" if args.keys is None else "--broker-key")
+    return PublisherSecurity.from_files(keys=args.keys, broker=args.broker_key, consumers=args.consumers)
+
+
+def run_edge(args: argparse.Namespace, *, stop: threading.Event | None = None) -> int:
+    """Run the edge agent until interrupted, terminated, `stop` is set or a file source is done."""
+    stopping = stop or threading.Event()
+    agent = build_agent(edge_config(args), security=edge_security(args))
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stopping.set()) if in_main else None
+    try:
+        try:
+            agent.start()
+        except OSError as exc:
+            raise ConfigError(str(exc), field="--replay-bind") from None
+        sys.stdout.write(f"edge {args.table}/{args.camera}: {args.source} -> {args.connect}; replays and evidence "
+                         f"on {agent.publisher.advertised}\n")
+        sys.stdout.flush()
+        agent.run(stopping)
+    finally:
+        agent.stop()
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
+    stats = agent.pipeline.stats
+    sys.stdout.write(f"edge {args.table}/{args.camera}: {stats.captured} frames captured, {stats.analysed} "
+                     f"analysed, {stats.dropped} dropped, {stats.events} events published\n")
     return 0

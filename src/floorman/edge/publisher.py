@@ -4,11 +4,18 @@ One `EventPublisher` per (table, camera): its `seq` numbering goes on from the s
 socket connects to the broker's frontend; a ROUTER socket, bound on `replay_endpoint`, answers
 `ReplayRequest`s from the spool. A background thread serves the replays and sends a `Heartbeat` every
 `heartbeat_interval` seconds. `publish` may be called from any thread (one lock orders seq, spool and wire).
+
+Each heartbeat announces the replay endpoint (`advertise`, or the bound one) and its CURVE key, so that
+consumers find it without configuration, and the publisher's `epoch`: it goes on from the spool's newest
+heartbeat, and is new when the spool was lost (seq restarts at 0), so that consumers do not take the new
+seq 0, 1, ... for duplicates. The same ROUTER socket serves `EvidenceRequest`s from an `EvidenceBuffer`.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -19,6 +26,7 @@ import zmq
 from pydantic import ValidationError
 from zmq.auth.thread import ThreadAuthenticator
 
+from floorman.core.errors import SchemaError
 from floorman.core.events import (
     EVENT_ADAPTER,
     CameraStatus,
@@ -29,7 +37,16 @@ from floorman.core.events import (
     encode_event,
     event_topic,
 )
-from floorman.edge.bus import MAX_REPLAY_EVENTS, PublisherKey, ReplayRequest, ReplayResponse, check_endpoint
+from floorman.edge.bus import (
+    MAX_REPLAY_EVENTS,
+    EvidenceRequest,
+    EvidenceResponse,
+    PublisherKey,
+    ReplayRequest,
+    ReplayResponse,
+    check_endpoint,
+)
+from floorman.edge.evidence import EvidenceBuffer
 from floorman.edge.keys import (
     AllowList,
     KeyPair,
@@ -46,6 +63,7 @@ logger = logging.getLogger(__name__)
 
 REPLAY_DOMAIN = "floorman-replay"
 HWM = 100_000  # events queued toward the broker before PUB drops (the spool still has them)
+EPOCH_LOOKBACK = 2000  # newest spooled events searched for the last heartbeat's epoch
 
 
 @dataclass(frozen=True)
@@ -86,12 +104,44 @@ class PublisherSecurity:
                    consumer_keys=None if consumers is None else load_allow_list(consumers))
 
 
+def new_epoch() -> int:
+    """A fresh epoch: milliseconds since 1970 (a later start has a larger one) and three random digits (two
+    starts within one millisecond differ)."""
+    return int(time.time() * 1000) * 1000 + secrets.randbelow(1000)
+
+
+def spooled_epoch(spool: Spool, key: PublisherKey, bounds: tuple[int, int] | None) -> int | None:
+    """The epoch of the newest heartbeat in the spool (the numbering goes on from it), None if there is none."""
+    if bounds is None:
+        return None
+    rows = spool.read(key, first_seq=max(bounds[0], bounds[1] - EPOCH_LOOKBACK), last_seq=bounds[1],
+                      limit=EPOCH_LOOKBACK + 1)
+    for row in reversed(rows):
+        try:
+            event = decode_event(row.payload)
+        except SchemaError:
+            continue
+        if isinstance(event, Heartbeat) and event.epoch is not None:
+            return event.epoch
+    return None
+
+
+def reachable(endpoint: str) -> str:
+    """A bound endpoint as others can connect to it: a wildcard host becomes this machine's name."""
+    scheme, _, rest = endpoint.partition("://")
+    host, _, port = rest.rpartition(":")
+    if scheme == "tcp" and host in ("0.0.0.0", "[::]", "*", "::"):
+        return f"tcp://{socket.gethostname()}:{port}"
+    return endpoint
+
+
 class EventPublisher:
     """Numbers, spools and publishes the events of one (table, camera); serves replays and heartbeats."""
 
     def __init__(self, key: PublisherKey, *, broker: str, replay: str, spool: Spool,
                  security: PublisherSecurity | None = None, heartbeat_interval: float = 1.0,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, advertise: str | None = None,
+                 evidence: EvidenceBuffer | None = None) -> None:
         if heartbeat_interval <= 0:
             raise ValueError(f"expected heartbeat_interval > 0, got {heartbeat_interval}")
         self.key = key
@@ -104,8 +154,11 @@ class EventPublisher:
         self.clock = clock
         self.health = Health()
         self.stats = PublisherStats()
+        self.advertise = None if advertise is None else check_endpoint(advertise, bind=False, name="advertise")
+        self.evidence = evidence
         bounds = spool.bounds(key)
         self._next_seq = 0 if bounds is None else bounds[1] + 1
+        self.epoch = spooled_epoch(spool, key, bounds) or new_epoch()
         self._last_frame = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -141,6 +194,7 @@ class EventPublisher:
         pub.connect(self.broker)
         self._pub = pub
         self.replay_endpoint = str(router.get_string(zmq.LAST_ENDPOINT))
+        self.advertised = self.advertise or reachable(self.replay_endpoint)
         self.heartbeat()  # the first one at once, before any event: the consumers know the edge is up
         self._stop.clear()
         self._thread = threading.Thread(target=self._serve, args=(router,), name=f"floorman-replay-{self.key}",
@@ -179,9 +233,11 @@ class EventPublisher:
     def heartbeat(self) -> Event:
         """Publish a Heartbeat with the current `health` (numbered like any event)."""
         health = self.health
+        public = self.security.keys.public.decode("ascii") if self.security is not None else None
         beat = Heartbeat(table_id=self.key.table_id, camera_id=self.key.camera_id, seq=0, t=self.clock(),
                          frame=self._last_frame, status=health.status, fps=health.fps,
-                         latency_ms=health.latency_ms, frames_dropped=health.frames_dropped)
+                         latency_ms=health.latency_ms, frames_dropped=health.frames_dropped, epoch=self.epoch,
+                         replay_endpoint=self.advertised or None, replay_key=public)
         self.stats.heartbeats += 1
         return self.publish(beat)
 
@@ -205,6 +261,9 @@ class EventPublisher:
 
     def _answer(self, router: zmq.Socket[bytes], frames: list[bytes]) -> None:
         identity, envelope, body = frames[0], frames[1:-1], frames[-1]
+        if self.evidence is not None and b'"kind"' in body:
+            self._answer_evidence(router, identity, envelope, body)
+            return
         self.stats.replay_requests += 1
         try:
             request = ReplayRequest.model_validate_json(body)
@@ -216,6 +275,21 @@ class EventPublisher:
         else:
             response = self.replay(request)
         router.send_multipart([identity, *envelope, response.model_dump_json().encode()])
+
+    def _answer_evidence(self, router: zmq.Socket[bytes], identity: bytes, envelope: list[bytes],
+                         body: bytes) -> None:
+        assert self.evidence is not None
+        try:
+            request = EvidenceRequest.model_validate_json(body)
+        except ValidationError as exc:
+            self.stats.bad_requests += 1
+            logger.warning("publisher %s: bad evidence request: %s", self.key, exc.errors()[0]["msg"])
+            response = EvidenceResponse(request_id=0, table_id=self.key.table_id, camera_id=self.key.camera_id,
+                                        error="invalid evidence request")
+            jpeg = b""
+        else:
+            response, jpeg = self.evidence.answer(request, key=self.key)
+        router.send_multipart([identity, *envelope, response.model_dump_json().encode(), jpeg])
 
     def replay(self, request: ReplayRequest) -> ReplayResponse:
         """The answer to a replay request, from the spool (at most MAX_REPLAY_EVENTS events)."""

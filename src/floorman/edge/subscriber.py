@@ -8,6 +8,11 @@ asked of the publisher's replay endpoint (`ReplayRequest` on a DEALER socket), a
 Events the publisher's spool no longer holds are counted as lost and skipped. A publisher from which nothing
 (not even a heartbeat) arrived for `offline_after` seconds is marked offline.
 
+Heartbeats announce each publisher's replay endpoint: a publisher without a configured `replay` target is
+asked there. A heartbeat with a new `epoch` means the publisher lost its spool and numbers from 0 again: the
+subscriber forgets what it buffered of the old numbering and expects seq 0 (asking for the gap up to the
+heartbeat). Heartbeats without an epoch (older publishers) change nothing.
+
 The application calls `poll(timeout)` in its loop and gets the events ready for it; `handle_message(frames)`
 is the same path without a socket.
 """
@@ -26,7 +31,7 @@ import zmq
 from pydantic import ValidationError
 
 from floorman.core.errors import SchemaError
-from floorman.core.events import TOPIC_ROOT, Event, decode_event, event_topic
+from floorman.core.events import TOPIC_ROOT, Event, Heartbeat, decode_event, event_topic
 from floorman.edge.bus import PublisherKey, ReplayRequest, ReplayResponse, ReplayTarget, check_endpoint, topic_prefix
 from floorman.edge.keys import KeyPair, load_keypair, load_public_key, make_client
 
@@ -52,6 +57,8 @@ class SubscriberStats:
     replay_failures: int = 0
     replayed: int = 0
     lost: int = 0
+    epochs: int = 0
+    discovered: int = 0
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,8 @@ class _Publisher:
     buffer: dict[int, Event] = field(default_factory=dict)
     gap_since: float | None = None
     retry_at: float = 0.0
+    epoch: int | None = None
+    heard: bool = False  # a heartbeat came from it
 
 
 class EventSubscriber:
@@ -97,7 +106,7 @@ class EventSubscriber:
                  security: SubscriberSecurity | None = None, resume: Mapping[PublisherKey, int] | None = None,
                  start: Literal["earliest", "latest"] = "earliest", offline_after: float = 5.0,
                  replay_timeout: float = 1.0, give_up_after: float = 30.0, max_buffer: int = 100_000,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, discovery_wait: float = 0.0) -> None:
         if offline_after <= 0 or replay_timeout <= 0 or give_up_after <= 0 or max_buffer < 1:
             raise ValueError("expected offline_after, replay_timeout, give_up_after > 0 and max_buffer >= 1, got "
                              f"{offline_after}, {replay_timeout}, {give_up_after}, {max_buffer}")
@@ -111,6 +120,9 @@ class EventSubscriber:
         self.replay_timeout = replay_timeout
         self.give_up_after = give_up_after
         self.max_buffer = max_buffer
+        self.discovery_wait = max(0.0, discovery_wait)
+        """How long a gap before a publisher's first heartbeat waits for it to say where to ask for replays
+        (0: skip such a gap at once, as when no endpoint is known)."""
         self.clock = clock
         self.stats = SubscriberStats()
         self._publishers: dict[PublisherKey, _Publisher] = {}
@@ -118,6 +130,7 @@ class EventSubscriber:
         self._context: zmq.Context[zmq.Socket[bytes]] | None = None
         self._sub: zmq.Socket[bytes] | None = None
         self._dealers: dict[ReplayTarget, zmq.Socket[bytes]] = {}
+        self._discovered: dict[PublisherKey, ReplayTarget] = {}
 
     # -- sockets -------------------------------------------------------------------------------------------
 
@@ -209,6 +222,8 @@ class EventSubscriber:
             if not state.online:
                 state.online = True
                 logger.info("publisher %s is back online", key)
+            if isinstance(event, Heartbeat):
+                self._heartbeat(state, event)
         if event.seq < state.next_seq or event.seq in state.buffer:
             self.stats.duplicates += 1
             return []
@@ -218,6 +233,35 @@ class EventSubscriber:
         if len(state.buffer) > self.max_buffer:
             ready.extend(self._skip_gap(state, reason=f"more than {self.max_buffer} events waiting"))
         return ready
+
+    def _heartbeat(self, state: _Publisher, beat: Heartbeat) -> None:
+        """Learn the publisher's replay endpoint; on a new epoch, start its numbering again from 0."""
+        state.heard = True
+        known = self._discovered.get(state.key)
+        if beat.replay_endpoint is not None and (known is None or known.endpoint != beat.replay_endpoint):
+            self._discover(state.key, beat)
+        if beat.epoch is None:
+            return
+        if state.epoch is not None and beat.epoch != state.epoch:
+            self.stats.epochs += 1
+            logger.warning("publisher %s restarted with a new epoch (%s -> %s): its seq starts again at 0",
+                           state.key, state.epoch, beat.epoch)
+            state.buffer.clear()
+            state.next_seq = 0
+            state.gap_since = None
+        state.epoch = beat.epoch
+
+    def _discover(self, key: PublisherKey, beat: Heartbeat) -> None:
+        endpoint = beat.replay_endpoint or ""
+        server_key = beat.replay_key.encode("ascii") if beat.replay_key is not None else None
+        try:
+            target = ReplayTarget(endpoint, server_key=server_key)
+        except ValueError as exc:
+            self._drop("malformed", f"heartbeat of {key} announces a bad replay endpoint: {exc}")
+            return
+        self._discovered[key] = target
+        self.stats.discovered += 1
+        logger.info("publisher %s answers replays on %s", key, endpoint)
 
     def _first_seq(self, key: PublisherKey, seq: int) -> int:
         if key in self.resume:
@@ -270,12 +314,15 @@ class EventSubscriber:
         return ready
 
     def _target(self, key: PublisherKey) -> ReplayTarget | None:
-        return self.replay_targets.get(key) or self.replay_targets.get(key.table_id)
+        return self.replay_targets.get(key) or self.replay_targets.get(key.table_id) or self._discovered.get(key)
 
     def _ask(self, state: _Publisher) -> tuple[list[Event], bool]:
         """One replay request for the gap of `state`; (events released, whether the gap shrank)."""
         target = self._target(state.key)
         if target is None:
+            waited = self.clock() - (state.gap_since or self.clock())
+            if not state.heard and waited < min(self.discovery_wait, self.give_up_after):
+                return [], False  # its first heartbeat (which announces where to ask) may be on its way
             # One PUB-SUB path keeps order, so with nowhere to ask, the missing events will not come.
             return self._skip_gap(state, reason="no replay endpoint known for this publisher"), True
         request = ReplayRequest(request_id=next(self._request_ids), table_id=state.key.table_id,

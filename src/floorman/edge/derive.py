@@ -1,0 +1,163 @@
+"""Event derivation: a sequence of `TableState`s in, the semantic events of docs/events.md out.
+
+`EventDeriver.update(state)` returns the events this frame completes (unnumbered: the publisher gives them their
+`seq`). Everything has inertia: a zone's content, the zone under a hand, the button's seat must hold for
+`settle_frames` analysed frames and `settle_s` seconds before they count, so flicker makes no events; a
+stack reads as covered only after `cover_min_s` (a hand passing over it during a push does not count).
+
+What is derived (see `derive_cards`, `derive_chips`, `derive_hands`):
+- `zone_cards` per card zone (board, hole_<s>, muck, deck face-up cards) and `card_dealt` for each card that
+  came from the deck stub and settled in a zone for the first time;
+- `zone_chips` per chip zone (stack_<s>, bet_<s>, pot) when its chips change, or its cover starts or ends;
+- `chips_pushed` when a seat's bet zone grows under the seat's own hand or after its pick-up (chips crossed
+  its bet line; the dealer making change there is no push), or the pot grows right after a seat picked chips up
+  (splash); chips landing within `trip_merge_s` are one trip; `trip` counts the seat's forward trips and
+  restarts when another seat pushes, a card is dealt or the bets are gathered;
+- `hand_zone` enter/leave for stack, hole, bet, board and deck zones (those of `hand_events`: by default the
+  ones docs/events.md lists: a push, a fold, a gather, a player reaching for the stub);
+- `rail_crossing` for chips a player's hand brings onto the table (its own stack grows with nothing on the
+  table to explain it) or takes off it (its hand picked chips up and left the table without landing them);
+- `button_moved`.
+
+Not derivable from objects, and so not derived: `blinds_level` (the tournament clock) and `declaration` (a
+keypad). Two motions that change no object are derived from hands: `tap`, a player's hand that rests on its own
+hole cards and leaves the table with nothing of the seat changed (emitted when the hand is gone), and
+`shuffle`, the dealer's hand resting on the deck stub with no card leaving it (`shuffle_min_s`), once per hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from floorman.core.events import EventBase, Shuffle
+from floorman.core.layout import TableLayout
+from floorman.core.table_state import TableState
+
+
+class DeriveConfig(BaseModel):
+    """How much inertia the derivation has, and the distances it reasons with (table mm)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    settle_frames: int = Field(default=3, ge=1, description="Analysed frames a new reading must hold to count.")
+    settle_s: float = Field(default=0.06, ge=0, description="Seconds a new reading must hold to count.")
+    still_mm: float = Field(default=12.0, gt=0, description="An object that moved less than this between two "
+                            "frames is at rest; only objects at rest make a zone's content.")
+    match_mm: float = Field(default=150.0, gt=0, description="Largest jump between frames for an object without "
+                            "a track id to keep its track.")
+    lost_s: float = Field(default=0.4, gt=0, description="An object unseen this long (and not under a hand) is "
+                          "gone.")
+    cover_mm: float = Field(default=150.0, gt=0, description="An unseen object this close to a hand is hidden by "
+                            "it, not gone.")
+    covered_below: float = Field(default=0.9, gt=0, le=1, description="A stack zone seen less than this share "
+                                 "uncovered is covered.")
+    cover_min_s: float = Field(default=1.0, ge=0, description="Seconds a cover must last to be reported.")
+    deck_mm: float = Field(default=150.0, ge=0, description="A card first seen this close to the deck zone came "
+                           "from the stub.")
+    gather_window_s: float = Field(default=8.0, gt=0, description="Chips gathered from bet zones explain pot "
+                                   "increases for this long.")
+    pickup_window_s: float = Field(default=6.0, gt=0, description="Chips picked up from a stack may land in the "
+                                   "pot (a splash) for this long.")
+    shuffle_min_s: float = Field(default=1.0, ge=0, description="A dealer's hand resting this long on the deck "
+                                 "stub, with no card leaving it, is a shuffle (0: never derive shuffles).")
+    tap_min_s: float = Field(default=0.2, ge=0, description="A player's hand resting this long on its own hole "
+                             "cards and leaving the table with nothing of the seat changed is a tap.")
+    trip_merge_s: float = Field(default=0.3, ge=0, description="Chips of one seat landing within this time make "
+                                "one forward trip.")
+    hand_zone_kinds: tuple[str, ...] = Field(default=("stack", "hole", "bet", "board", "deck"),
+                                             description="Zone kinds whose hands are followed.")
+    hand_events: tuple[str, ...] = Field(
+        default=("player:stack:enter", "player:stack:leave", "player:hole:enter", "player:bet:leave",
+                 "player:deck:enter", "player:deck:leave", "player:board:enter", "player:board:leave",
+                 "dealer:bet:enter"),
+        description="The hand_zone events published, as 'player|dealer:zone kind:enter|leave' (docs/events.md: "
+        "a push, a fold, a gather, a player reaching for the stub); '*' publishes every one.")
+
+
+_TOUCHING = frozenset({"zone_cards", "zone_chips", "card_dealt", "chips_pushed", "rail_crossing"})
+
+
+@dataclass
+class Emitter:
+    """Stamps the events of one frame with the table, camera, time and frame number."""
+
+    table_id: str
+    camera_id: str
+    t: float = 0.0
+    frame: int = 0
+    events: list[EventBase] = field(default_factory=list)
+
+    touched: dict[int, float] = field(default_factory=dict)
+    """When something of each seat's last changed: its cards, chips or a push."""
+
+    def emit(self, kind: type[EventBase], **fields: Any) -> EventBase:
+        event = kind(table_id=self.table_id, camera_id=self.camera_id, seq=0, t=self.t, frame=self.frame, **fields)
+        self.events.append(event)
+        seat = fields.get("seat")
+        if isinstance(seat, int) and kind.model_fields["type"].default in _TOUCHING:
+            self.touched[seat] = self.t
+        return event
+
+    def start(self, state: TableState) -> None:
+        self.t, self.frame, self.events = state.t, state.frame, []
+
+
+def zone_seat(zone: str) -> int | None:
+    """3 for 'stack_3', None for shared zones."""
+    head, _, tail = zone.rpartition("_")
+    return int(tail) if head and tail.isdigit() else None
+
+
+class EventDeriver:
+    """TableStates of one camera in, events out (see the module docstring)."""
+
+    def __init__(self, layout: TableLayout, *, table_id: str, camera_id: str,
+                 config: DeriveConfig | None = None) -> None:
+        from floorman.edge.derive_cards import CardDeriver
+        from floorman.edge.derive_chips import ChipDeriver
+        from floorman.edge.derive_hands import ButtonDeriver, HandDeriver
+
+        self.layout = layout
+        self.config = config or DeriveConfig()
+        self.out = Emitter(table_id=table_id, camera_id=camera_id)
+        self.hands = HandDeriver(layout, config=self.config, out=self.out)
+        self.chips = ChipDeriver(layout, config=self.config, out=self.out, hands=self.hands)
+        self.cards = CardDeriver(layout, config=self.config, out=self.out, hands=self.hands)
+        self.button = ButtonDeriver(layout, config=self.config, out=self.out)
+        self.frames = 0
+        self._shuffles = 0
+        self._last_t = -1.0
+
+    def update(self, state: TableState) -> list[EventBase]:
+        """The events completed by this frame, in the order of docs/events.md."""
+        if state.t < self._last_t:
+            raise ValueError(f"expected frames in time order, got t={state.t} after t={self._last_t}")
+        self._last_t = state.t
+        self.frames += 1
+        self.out.start(state)
+        self.button.update(state)
+        self.hands.update(state)
+        self.hands.emit_enters()
+        dealt = self.cards.update(state)
+        if dealt:
+            self.chips.reset_trips()
+        self.chips.update(state)
+        self.hands.emit_leaves(picked_up=self.chips.picked_up_by)
+        self.hands.emit_taps()
+        self._shuffle(state.t)
+        return list(self.out.events)
+
+    def _shuffle(self, t: float) -> None:
+        """The dealer's hand resting on the deck stub for `shuffle_min_s` with no card leaving it: a shuffle (once
+        per hand: another needs a card dealt since)."""
+        minimum = self.config.shuffle_min_s
+        if minimum <= 0 or (self._shuffles and not self.cards.dealt_since_shuffle):
+            return
+        dwell = self.hands.dealer_dwell("deck", t)
+        if dwell >= minimum and t - self.cards.last_from_deck > dwell:
+            self.out.emit(Shuffle)
+            self._shuffles += 1
+            self.cards.dealt_since_shuffle = 0

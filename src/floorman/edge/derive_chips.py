@@ -1,0 +1,326 @@
+"""Chips: `zone_chips` per chip zone, `chips_pushed` with forward trips, and `rail_crossing` of chips.
+
+A zone's content is the chips at rest in it (stacks a hand carries make none), plus the stacks a hand hides
+there for now; it must settle before it counts. Between zones the chips are followed by value:
+- a stack that shrinks is a pick-up by its seat (remembered for `pickup_window_s`);
+- a bet zone that grows is a push by its seat (the chips crossed the seat's bet line): `chips_pushed` with
+  the next trip number of that seat, `t_start` the start of the pick-up;
+- a bet zone that shrinks is a gather: trips restart, and the pot's next growth is explained by it;
+- a pot that grows with no gather to explain it, right after a pick-up, is a splash by the seat that picked up.
+A stack zone is covered when less than `covered_below` of it is seen for `cover_min_s`: its zone_chips then
+carries the visible fraction, and 1.0 again when the cover ends.
+
+Chips in a hand are seldom seen, so the rail is watched through hands: a stack that grows under its own
+player's hand with no pot, bet or put-back to explain it got chips from below the table (`hand_zone(rail_edge,
+enter, holding=chips)` and `rail_crossing(in)`); a player's hand that picked chips up and left the table over
+the rail with them not landed anywhere took them off it (`rail_crossing(out)`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from floorman.core.chips import ChipCount
+from floorman.core.events import ChipsPushed, HandZone, RailCrossing, ZoneChips
+from floorman.core.layout import TableLayout, ZoneKind
+from floorman.core.table_state import SeenChips, TableState
+from floorman.edge.derive import DeriveConfig, Emitter, zone_seat
+from floorman.edge.derive_hands import HandDeriver
+from floorman.edge.derive_track import Settle, Track, Tracker
+
+ChipContent = tuple[tuple[int, int], ...]  # (denomination, count), highest first
+_KINDS = (ZoneKind.STACK, ZoneKind.HOLE, ZoneKind.BET, ZoneKind.POT)
+RAIL = "rail_edge"
+
+
+@dataclass
+class _Pickup:
+    seat: int
+    t: float
+    value: int
+    chips: ChipContent
+
+
+@dataclass
+class _Landing:
+    seat: int
+    landed: str
+    chips: ChipContent
+    t_start: float
+    last: float
+
+
+@dataclass(frozen=True)
+class _Change:
+    zone: str
+    old: ChipContent
+    new: ChipContent
+    visible: float
+    since: float
+    first: bool
+
+
+def _chips(content: ChipContent) -> tuple[ChipCount, ...]:
+    return tuple(ChipCount(denom=d, count=n) for d, n in content)
+
+
+def _value(content: ChipContent) -> int:
+    return sum(d * n for d, n in content)
+
+
+def _sum(a: ChipContent, b: ChipContent) -> ChipContent:
+    total = Counter(dict(a))
+    total.update(dict(b))
+    return tuple(sorted(total.items(), reverse=True))
+
+
+def _difference(new: ChipContent, old: ChipContent) -> ChipContent:
+    """The chips of `new` that `old` lacks (positive part of the difference), highest first."""
+    delta = Counter(dict(new))
+    delta.subtract(Counter(dict(old)))
+    return tuple(sorted(((d, n) for d, n in delta.items() if n > 0), reverse=True))
+
+
+class ChipDeriver:
+    """Chip zones, pushes and rail crossings."""
+
+    def __init__(self, layout: TableLayout, *, config: DeriveConfig, out: Emitter, hands: HandDeriver) -> None:
+        self.layout = layout
+        self.config = config
+        self.out = out
+        self.hands = hands
+        self.tracker = Tracker(match_mm=config.match_mm, still_mm=config.still_mm, lost_s=config.lost_s)
+        self.zones = [z.name for z in layout.all_zones if z.kind in _KINDS]
+        self._settle: dict[str, Settle[ChipContent]] = {
+            name: Settle(config.settle_frames, config.settle_s) for name in self.zones}
+        self._cover: dict[str, Settle[bool]] = {
+            name: Settle(config.settle_frames, config.cover_min_s) for name in self.zones if name.startswith("stack_")}
+        self._pickups: dict[int, _Pickup] = {}
+        self._gathered: list[tuple[float, int]] = []
+        self._returns: list[tuple[float, int]] = []
+        self._trips: dict[int, int] = {}
+        self._last_pusher: int | None = None
+        self._landing: _Landing | None = None
+
+    # -- queries used by the other derivers ------------------------------------------------------------------
+
+    def picked_up_by(self, seat: int, since: float) -> bool:
+        pickup = self._pickups.get(seat)
+        return pickup is not None and pickup.value > 0 and pickup.t >= since - self.config.settle_s - 0.5
+
+    def reset_trips(self) -> None:
+        self.flush()
+        self._trips.clear()
+        self._last_pusher = None
+
+    # -- per frame -------------------------------------------------------------------------------------------
+
+    def _hidden(self, track: Track) -> bool:
+        return (track.zone in self._settle and track.rest_zone == track.zone
+                and self.hands.near(track.position, self.config.cover_mm))
+
+    def update(self, state: TableState) -> None:
+        current, _ = self.tracker.update(state.chips, frame=state.frame, t=state.t, hidden=self._hidden)
+        self._rail_out()
+        contents: dict[str, list[tuple[Track, float]]] = {name: [] for name in self.zones}
+        for track in current:
+            seen = track.seen
+            if track.still and track.zone in contents and isinstance(seen, SeenChips):
+                # Only a hand covers a stack; cards or the camera's angle hiding part of it do not count.
+                covered = self.hands.near(track.position, self.config.cover_mm)
+                contents[track.zone].append((track, seen.visible_fraction if covered else 1.0))
+        for track in self.tracker.unseen(current):
+            if track.zone in contents and self._hidden(track):
+                contents[track.zone].append((track, 0.0))
+        changes: list[_Change] = []
+        for name in self.zones:
+            stacks = contents[name]
+            settle = self._settle[name]
+            first, before, since = not settle.known, settle.committed or (), settle.pending_since
+            visible = _visible(stacks)
+            if settle.observe(_content(stacks), state.t):
+                changes.append(_Change(name, before, settle.committed or (), visible, since or state.t, first))
+            elif name in self._cover and settle.known:
+                self._update_cover(name, settle.committed or (), visible, state.t)
+        # Pick-ups and gathers first, then what lands: a push is explained by the pick-up of the same frame.
+        changes.sort(key=lambda c: _value(c.new) - _value(c.old))
+        for change in changes:
+            self._commit(change)
+        if self._landing is not None and state.t - self._landing.last > self.config.trip_merge_s:
+            self.flush()
+        self._expire(state.t)
+
+    def _update_cover(self, zone: str, content: ChipContent, visible: float, t: float) -> None:
+        cover = self._cover[zone]
+        covered = bool(content) and visible < self.config.covered_below
+        was_known = cover.known
+        if cover.observe(covered, t) and (was_known or cover.committed):
+            self._emit_zone(zone, content, visible=visible if cover.committed else 1.0)
+
+    def _emit_zone(self, zone: str, content: ChipContent, *, visible: float) -> None:
+        self.out.emit(ZoneChips, zone=zone, seat=zone_seat(zone), chips=_chips(content), value=_value(content),
+                      visible_fraction=round(max(0.0, min(1.0, visible)), 2))
+
+    def _commit(self, change: _Change) -> None:
+        zone, old, new, first = change.zone, change.old, change.new, change.first
+        if first and not new:
+            return
+        seat = zone_seat(zone)
+        delta = _value(new) - _value(old)
+        kind = zone.rpartition("_")[0] if seat is not None else zone
+        if seat is not None and kind == "stack" and not first and delta != 0:
+            if delta < 0:
+                self._picked(seat, -delta, chips=_difference(old, new), since=change.since)
+            else:
+                self._stack_grew(seat, _difference(new, old), delta)
+        elif seat is not None and kind == "hole" and delta > 0:
+            self._picked(seat, -delta, chips=(), since=change.since)  # a card protector from the stack
+        elif seat is not None and kind == "bet" and delta > 0 and self._is_push(seat):
+            self._land(seat, _difference(new, old), landed=zone)
+        elif kind in ("bet", "pot", "hole") and delta < 0:
+            if kind == "bet":
+                self._gathered.append((self.out.t, -delta))
+                self.reset_trips()
+            self._returns.append((self.out.t, -delta))
+        elif zone == "pot" and delta > 0:
+            self._pot_grew(_difference(new, old), delta)
+        cover = self._cover.get(zone)
+        covered = cover is not None and bool(cover.committed)
+        self._emit_zone(zone, new, visible=change.visible if covered else 1.0)
+
+    def _picked(self, seat: int, value: int, *, chips: ChipContent, since: float) -> None:
+        """Chips left a seat's stack (value < 0: chips of the stack landed somewhere first)."""
+        pickup = self._pickups.get(seat)
+        if pickup is None:
+            self._pickups[seat] = _Pickup(seat=seat, t=since, value=value, chips=chips)
+            return
+        pickup.value += value
+        if value > 0:
+            pickup.chips = _sum(pickup.chips, chips) if pickup.value > value else chips
+            pickup.t = since if pickup.value == value else min(pickup.t, since)
+
+    def _is_push(self, seat: int) -> bool:
+        """Chips landing in a bet zone are a push when its seat picked chips up or its hand is over the table
+        (not when the dealer makes change there)."""
+        pickup = self._pickups.get(seat)
+        return (pickup is not None and pickup.value > 0) or any(h.seat == seat for h in self.hands.live.values())
+
+    def _land(self, seat: int, chips: ChipContent, *, landed: str) -> None:
+        """Chips of a push came to rest; landings close together in time make one trip."""
+        if not chips:
+            return
+        t = self.out.t
+        pickup = self._pickups.get(seat)
+        if pickup is not None:  # booked at once: the hand no longer holds these chips
+            pickup.value -= _value(chips)
+        else:  # landed before the stack was seen to shrink (it was under the hand): a credit for that
+            self._pickups[seat] = _Pickup(seat=seat, t=t, value=-_value(chips), chips=())
+        pending = self._landing
+        if pending is not None and (pending.seat, pending.landed) == (seat, landed) \
+                and t - pending.last <= self.config.trip_merge_s:
+            pending.chips, pending.last = _sum(pending.chips, chips), t
+            return
+        self.flush()
+        self._landing = _Landing(seat=seat, landed=landed, chips=chips, t_start=pickup.t if pickup else t, last=t)
+
+    def flush(self) -> None:
+        """Publish the push whose chips have landed."""
+        pending, self._landing = self._landing, None
+        if pending is None:
+            return
+        seat = pending.seat
+        if self._last_pusher is not None and self._last_pusher != seat:
+            self._trips.clear()
+        trip = self._trips.get(seat, 0) + 1
+        self._trips[seat] = trip
+        self._last_pusher = seat
+        value = _value(pending.chips)
+        self.out.emit(ChipsPushed, seat=seat, trip=trip, chips=_chips(pending.chips), value=value,
+                      t_start=min(pending.t_start, self.out.t), landed_zone=pending.landed)
+
+    def _stack_grew(self, seat: int, chips: ChipContent, delta: int) -> None:
+        pickup = self._pickups.get(seat)
+        if pickup is not None and pickup.value > 0:  # chips put back
+            pickup.value -= delta
+            if pickup.value <= 0:
+                del self._pickups[seat]
+            return
+        if _take(self._returns, delta) > 0:
+            self._rail_in(seat, chips)
+
+    def _pot_grew(self, chips: ChipContent, delta: int) -> None:
+        left = _take(self._gathered, delta)
+        picked = [p for p in self._pickups.values() if p.value > 0]
+        if left > 0 and picked:
+            self._land(max(picked, key=lambda p: p.t).seat, chips, landed="pot")
+
+    def _expire(self, t: float) -> None:
+        self._gathered = [(w, a) for w, a in self._gathered if t - w <= self.config.gather_window_s]
+        self._returns = [(w, a) for w, a in self._returns if t - w <= self.config.gather_window_s]
+        for seat in [s for s, p in self._pickups.items() if t - p.t > self.config.pickup_window_s]:
+            del self._pickups[seat]
+
+    # -- the rail ---------------------------------------------------------------------------------------------
+
+    def _rail_out(self) -> None:
+        """A player's hand that picked chips up and left the table over the rail without landing them."""
+        for _, hand in self.hands.ended:
+            seat = hand.seat
+            pickup = self._pickups.get(seat) if seat is not None else None
+            if seat is None or pickup is None or pickup.value <= 0 or hand.rail_position is None \
+                    or pickup.t < hand.first_t - 0.5:
+                continue
+            del self._pickups[seat]
+            where = hand.rail_position
+            self.out.emit(RailCrossing, direction="out", seat=seat, objects="chips", chips=_chips(pickup.chips),
+                          value=pickup.value, position=(round(where[0], 1), round(where[1], 1)))
+
+    def _rail_in(self, seat: int, chips: ChipContent) -> bool:
+        """A stack grew under its own player's hand with nothing on the table to explain it: chips from below."""
+        for track in self.hands.current:
+            hand = self.hands.live.get(track.id)
+            if hand is None or hand.seat != seat:
+                continue
+            where = track.first_position
+            position = (round(where[0], 1), round(where[1], 1))
+            self.out.emit(HandZone, zone=RAIL, seat=seat, action="enter", holding="chips")
+            self.out.emit(RailCrossing, direction="in", seat=seat, objects="chips", chips=_chips(chips),
+                          value=_value(chips), position=position)
+            return True
+        return False
+
+
+def _take(pending: list[tuple[float, int]], amount: int) -> int:
+    """Take `amount` from the pending (time, amount) entries, oldest first; returns what they could not cover."""
+    left = amount
+    while left > 0 and pending:
+        when, available = pending[0]
+        used = min(available, left)
+        left -= used
+        if used == available:
+            pending.pop(0)
+        else:
+            pending[0] = (when, available - used)
+    return left
+
+
+def _content(stacks: list[tuple[Track, float]]) -> ChipContent:
+    tally: Counter[int] = Counter()
+    for track, _ in stacks:
+        seen = track.seen
+        if isinstance(seen, SeenChips):
+            tally.update(seen.denominations)
+    return tuple(sorted(tally.items(), reverse=True))
+
+
+def _visible(stacks: list[tuple[Track, float]]) -> float:
+    """Value-weighted share of the zone's chips seen uncovered (1.0 for an empty zone)."""
+    total = 0.0
+    seen_value = 0.0
+    for track, visible in stacks:
+        seen = track.seen
+        weight = float(seen.value if isinstance(seen, SeenChips) and seen.value else 1)
+        total += weight
+        seen_value += weight * visible
+    return 1.0 if total == 0 else seen_value / total

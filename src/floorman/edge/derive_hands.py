@@ -1,0 +1,183 @@
+"""Hands and the dealer button: `hand_zone` enter/leave and `button_moved`.
+
+A hand's seat is the one it reached the table from: the seat (or the dealer, seat None) whose rail position is
+nearest to where its track was first seen, unless the state builder says. The zone under a hand must settle
+before it counts, so a hand sweeping across a zone on its way makes no event.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from floorman.core.events import ButtonMoved, HandZone, Tap
+from floorman.core.layout import TableLayout
+from floorman.core.table_state import PointMm, SeenHand, TableState
+from floorman.edge.derive import DeriveConfig, Emitter, zone_seat
+from floorman.edge.derive_track import Settle, Track, Tracker
+
+PickedUp = Callable[[int, float], bool]
+
+
+def nearest_seat(layout: TableLayout, point: PointMm, *, dealer: bool) -> int | None:
+    """The seat whose rail position is nearest to `point`; None when `dealer` and the dealer's is nearer."""
+    best, best_d = None, math.inf
+    for seat in layout.seats:
+        d = math.dist(seat.position, point)
+        if d < best_d:
+            best, best_d = seat.number, d
+    if dealer and math.dist(layout.dealer_position, point) < best_d:
+        return None
+    return best
+
+
+@dataclass
+class HandInfo:
+    """What the deriver knows of one hand over its life."""
+
+    seat: int | None
+    zone: Settle[str | None]
+    first_t: float
+    entered_at: float = 0.0
+    holding: str = "nothing"
+    visits: dict[str, float] = field(default_factory=dict)  # zone -> seconds spent there (settled visits)
+    rail_position: PointMm | None = None  # where it last came back into the rail-edge band from the table
+    on_table: bool = False
+
+
+class HandDeriver:
+    """Follows hands; queues their zone enters and leaves for the deriver to emit in order."""
+
+    def __init__(self, layout: TableLayout, *, config: DeriveConfig, out: Emitter) -> None:
+        self.layout = layout
+        self.config = config
+        self.out = out
+        self.tracker = Tracker(match_mm=2 * config.match_mm, still_mm=config.still_mm, lost_s=config.lost_s)
+        self._kinds = frozenset(config.hand_zone_kinds)
+        self._events = frozenset(config.hand_events)
+        self._hands: dict[int, HandInfo] = {}
+        self._enters: list[tuple[str, int | None]] = []
+        self._leaves: list[tuple[str, HandInfo]] = []
+        self.current: list[Track] = []
+        self.live: dict[int, HandInfo] = self._hands
+        self.ended: list[tuple[Track, HandInfo]] = []
+        """Hands gone in this frame, with what is known of them."""
+
+    def _interesting(self, zone: str | None) -> str | None:
+        if zone is None:
+            return None
+        kind = zone.rpartition("_")[0] if zone_seat(zone) is not None else zone
+        return zone if kind in self._kinds else None
+
+    def update(self, state: TableState) -> None:
+        current, ended = self.tracker.update(state.hands, frame=state.frame, t=state.t)
+        self.current = current
+        self._enters, self._leaves, self.ended = [], [], []
+        for track in current:
+            self._follow(track, t=state.t)
+        for track in ended:
+            hand = self._hands.pop(track.id, None)
+            if hand is None:
+                continue
+            self.ended.append((track, hand))
+            if hand.zone.committed is not None:
+                self._leave(hand, t=state.t)
+
+    def _follow(self, track: Track, *, t: float) -> None:
+        hand = self._hands.get(track.id)
+        seen = track.seen
+        if hand is None:
+            seat = seen.seat if isinstance(seen, SeenHand) and seen.seat is not None else nearest_seat(
+                self.layout, track.first_position, dealer=True)
+            hand = self._hands[track.id] = HandInfo(seat=seat, first_t=t, zone=Settle(self.config.settle_frames,
+                                                                                      self.config.settle_s))
+        if isinstance(seen, SeenHand) and seen.holding != "nothing":
+            hand.holding = seen.holding
+        if track.zone not in (None, "rail_edge"):
+            hand.on_table = True
+        elif track.zone == "rail_edge" and hand.on_table and hand.rail_position is None:
+            hand.rail_position = track.position
+        before = hand.zone.committed
+        if hand.zone.observe(self._interesting(track.zone), t):
+            if before is not None:
+                self._leave(hand, t=t, zone=before)
+            if hand.zone.committed is not None:
+                self._enters.append((hand.zone.committed, hand.seat))
+                hand.entered_at = t
+
+    def _leave(self, hand: HandInfo, *, t: float, zone: str | None = None) -> None:
+        left = zone if zone is not None else hand.zone.committed
+        if left is None:
+            return
+        hand.visits[left] = hand.visits.get(left, 0.0) + t - hand.entered_at
+        self._leaves.append((left, hand))
+
+    def emit_taps(self) -> None:
+        """A player's hand that rested on its own hole cards and left with nothing of its seat changed."""
+        for _, hand in self.ended:
+            seat = hand.seat
+            if seat is None or hand.visits.get(f"hole_{seat}", 0.0) < self.config.tap_min_s:
+                continue
+            if self.out.touched.get(seat, -1.0) < hand.first_t:
+                self.out.emit(Tap, seat=seat, count=2)
+
+    def _published(self, zone: str, seat: int | None, action: str) -> bool:
+        if "*" in self._events:
+            return True
+        kind = zone.rpartition("_")[0] if zone_seat(zone) is not None else zone
+        return f"{'dealer' if seat is None else 'player'}:{kind}:{action}" in self._events
+
+    def emit_enters(self) -> None:
+        for zone, seat in self._enters:
+            if self._published(zone, seat, "enter"):
+                self.out.emit(HandZone, zone=zone, seat=seat, action="enter")
+
+    def emit_leaves(self, *, picked_up: PickedUp) -> None:
+        for zone, hand in self._leaves:
+            if not self._published(zone, hand.seat, "leave"):
+                continue
+            holding = hand.holding
+            owner = zone_seat(zone)
+            if zone.startswith("stack_") and owner is not None and picked_up(owner, hand.entered_at):
+                holding = "chips"
+            self.out.emit(HandZone, zone=zone, seat=hand.seat, action="leave", holding=holding)
+
+    def dealer_dwell(self, zone: str, t: float) -> float:
+        """How long a dealer's hand (seat None) has been in `zone` without leaving it (0 when none is)."""
+        return max((t - hand.entered_at for hand in self._hands.values()
+                    if hand.seat is None and hand.zone.committed == zone), default=0.0)
+
+    def positions(self) -> Iterable[PointMm]:
+        return (track.position for track in self.current)
+
+    def near(self, point: PointMm, mm: float) -> bool:
+        """Whether a hand (or its arm: from where it came over the rail to the fingertips) seen in this frame
+        is within `mm` of `point`."""
+        return any(_segment_distance(point, track.first_position, track.position) <= mm for track in self.current)
+
+
+def _segment_distance(point: PointMm, start: PointMm, end: PointMm) -> float:
+    dx, dy = end[0] - start[0], end[1] - start[1]
+    length2 = dx * dx + dy * dy
+    u = 0.0 if length2 == 0 else max(0.0, min(1.0, ((point[0] - start[0]) * dx + (point[1] - start[1]) * dy)
+                                              / length2))
+    return math.dist(point, (start[0] + u * dx, start[1] + u * dy))
+
+
+class ButtonDeriver:
+    """The seat in front of which the dealer button lies."""
+
+    def __init__(self, layout: TableLayout, *, config: DeriveConfig, out: Emitter) -> None:
+        self.layout = layout
+        self.out = out
+        self.seat: Settle[int | None] = Settle(config.settle_frames, config.settle_s)
+
+    def update(self, state: TableState) -> None:
+        button = state.button
+        if button is None or (button.seat is None and button.position_mm is None):
+            return  # unseen (covered, or moving under a hand): keep the last seat
+        seat = button.seat if button.seat is not None else nearest_seat(
+            self.layout, button.position_mm or (0.0, 0.0), dealer=False)
+        if self.seat.observe(seat, state.t) and self.seat.committed is not None:
+            self.out.emit(ButtonMoved, seat=self.seat.committed)

@@ -1,0 +1,150 @@
+"""What event derivation keeps between frames: readings that must settle, and object tracks.
+
+`Settle` holds a reading (a zone's content, the button's seat, the zone under a hand) and commits a new value
+only once it has held for `frames` analysed frames and `seconds` seconds: flicker makes no event. `Tracker`
+follows the objects of one kind from frame to frame, by the `track_id` the state builder gave them or, when it
+gave none, by the nearest position in table millimetres; a track remembers where it was first seen (its
+origin), where it is, whether it is at rest, and ends once it has been unseen for a while.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from floorman.core.table_state import PointMm, SeenButton, SeenCard, SeenChips, SeenHand
+
+T = TypeVar("T")
+Seen = SeenCard | SeenChips | SeenHand | SeenButton
+_AUTO_IDS = itertools.count(2_000_000_000)
+
+
+@dataclass
+class Settle(Generic[T]):
+    """A reading that counts once it has held `frames` frames and `seconds` seconds."""
+
+    frames: int
+    seconds: float
+    committed: T | None = None
+    known: bool = False
+    _candidate: T | None = None
+    _since: float = 0.0
+    _count: int = 0
+
+    def observe(self, value: T, t: float) -> bool:
+        """Feed this frame's reading; True when it commits a value different from the committed one."""
+        if self.known and value == self.committed:
+            self._count = 0
+            return False
+        if self._count == 0 or value != self._candidate:
+            self._candidate, self._since, self._count = value, t, 1
+        else:
+            self._count += 1
+        if self._count >= self.frames and t - self._since >= self.seconds:
+            self.committed, self.known, self._count = value, True, 0
+            return True
+        return False
+
+    @property
+    def pending_since(self) -> float | None:
+        """When the reading now waiting to settle was first seen (None when none waits)."""
+        return self._since if self._count else None
+
+
+@dataclass
+class Track:
+    """One object followed over frames."""
+
+    id: int
+    first_t: float
+    first_frame: int
+    first_position: PointMm
+    first_zone: str | None
+    position: PointMm
+    zone: str | None
+    last_t: float
+    last_frame: int
+    seen: Seen
+    observations: int = 1
+    still: bool = False
+    ended: bool = False
+    rest_zone: str | None = None  # the zone it last lay at rest in
+    marks: set[str] = field(default_factory=set)
+
+    def distance_to(self, point: PointMm) -> float:
+        return math.hypot(self.position[0] - point[0], self.position[1] - point[1])
+
+
+def position_of(seen: Seen) -> PointMm | None:
+    return seen.position_mm
+
+
+def zone_of(seen: Seen) -> str | None:
+    return seen.zone if not isinstance(seen, SeenButton) else None
+
+
+class Tracker:
+    """Tracks of one kind of object (cards, chip stacks, hands)."""
+
+    def __init__(self, *, match_mm: float, still_mm: float, lost_s: float) -> None:
+        if match_mm <= 0 or still_mm <= 0 or lost_s <= 0:
+            raise ValueError(f"expected match_mm, still_mm, lost_s > 0, got {match_mm}, {still_mm}, {lost_s}")
+        self.match_mm = match_mm
+        self.still_mm = still_mm
+        self.lost_s = lost_s
+        self.tracks: dict[int, Track] = {}
+
+    def update(self, objects: Iterable[Seen], *, frame: int, t: float,
+               hidden: Callable[[Track], bool] | None = None) -> tuple[list[Track], list[Track]]:
+        """Match this frame's objects to tracks; returns (tracks seen now, tracks that just ended). An unseen
+        track for which `hidden` holds (a hand covers it) does not end."""
+        placed = [(o, p) for o in objects if (p := position_of(o)) is not None]
+        current: list[Track] = []
+        taken: set[int] = set()
+        for seen, point in placed:
+            track_id = seen.track_id if seen.track_id is not None else self._nearest(point, taken)
+            taken.add(track_id)
+            current.append(self._observe(track_id, seen, point, frame=frame, t=t))
+        ended: list[Track] = []
+        for track in list(self.tracks.values()):
+            if track.id in taken or (hidden is not None and hidden(track)):
+                continue
+            if t - track.last_t > self.lost_s:
+                track.ended = True
+                ended.append(track)
+                del self.tracks[track.id]
+        return current, ended
+
+    def _nearest(self, point: PointMm, taken: set[int]) -> int:
+        best, best_d = None, self.match_mm
+        for track in self.tracks.values():
+            if track.id in taken:
+                continue
+            d = track.distance_to(point)
+            if d <= best_d:
+                best, best_d = track.id, d
+        return best if best is not None else next(_AUTO_IDS)
+
+    def _observe(self, track_id: int, seen: Seen, point: PointMm, *, frame: int, t: float) -> Track:
+        track = self.tracks.get(track_id)
+        zone = zone_of(seen)
+        if track is None:
+            track = Track(id=track_id, first_t=t, first_frame=frame, first_position=point, first_zone=zone,
+                          position=point, zone=zone, last_t=t, last_frame=frame, seen=seen)
+            self.tracks[track_id] = track
+            return track
+        track.still = track.distance_to(point) <= self.still_mm
+        if track.still:
+            track.rest_zone = zone
+        track.position, track.zone, track.seen = point, zone, seen
+        track.last_t, track.last_frame = t, frame
+        track.observations += 1
+        return track
+
+    def unseen(self, current: Sequence[Track]) -> list[Track]:
+        """Live tracks not seen in this frame (hidden for now, or gone and not yet ended)."""
+        ids = {track.id for track in current}
+        return [track for track in self.tracks.values() if track.id not in ids]

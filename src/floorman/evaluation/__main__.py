@@ -1,0 +1,49 @@
+"""`python -m floorman.evaluation DIR [DIR ...]`: derive each rendered scenario's events from its truth frames
+and score them (events by type against the truth events; alerts against the expected alerts)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from floorman.core.errors import FloormanError
+from floorman.evaluation.derivation import TypeScore, evaluate_scenario
+from floorman.evaluation.report import scenario_lines, summary_lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m floorman.evaluation", description=__doc__)
+    parser.add_argument("folders", nargs="+", type=Path, help="scenario output folders (floorman datasets scenario)")
+    parser.add_argument("--oracle", default="", help="comma-separated event types taken from the truth as well "
+                        "(e.g. tap,shuffle), besides the clock and keypad feeds")
+    parser.add_argument("--tolerance", type=float, default=1.0, help="seconds within which events match")
+    parser.add_argument("--events", action="store_true", help="print the per-type event scores of each scenario")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    oracle = tuple(t for t in args.oracle.split(",") if t)
+    scores = []
+    try:
+        for folder in args.folders:
+            score = evaluate_scenario(folder, oracle=oracle, tolerance_s=args.tolerance)
+            scores.append(score)
+            sys.stdout.write("\n".join(scenario_lines(score, events=args.events)) + "\n")
+    except FloormanError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    totals: dict[str, TypeScore] = {}
+    for score in scores:
+        for kind, value in score.events.items():
+            total = totals.setdefault(kind, TypeScore())
+            total.truth += value.truth
+            total.derived += value.derived
+            total.matched += value.matched
+            total.delays += value.delays
+    sys.stdout.write("\n".join(summary_lines(scores, totals)) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

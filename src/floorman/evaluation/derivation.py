@@ -1,0 +1,160 @@
+"""How close the edge's event derivation gets to a scenario's truth: truth frames -> edge derivation -> events.
+
+`derive_events` runs `floorman.edge.derive.EventDeriver` on a scenario's `frames.jsonl` (the `TableState` a
+perfect perception would build). The events no camera can derive come from their own feeds in a real room,
+so `with_feeds` merges them from the truth by time: `blinds_level` (the tournament clock) and `declaration`
+(the floor keypad). `tap` and `shuffle` are motions that change no object: they are not in the frames, and
+the edge does not derive them; `oracle=("tap", "shuffle")` merges them from the truth too, to measure what
+the rest of the derivation gets right when they are known.
+
+`compare_events` matches derived events to truth events of the same type and key (zone, seat, content) within
+`tolerance_s`; `evaluate_scenario` also feeds the derived stream to the rules checker and scores its alerts
+against the expected alerts, as `floorman rules check-truth` does for the truth stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from floorman.core.alerts import ExpectedAlert
+from floorman.core.events import EVENT_ADAPTER, EventBase
+from floorman.core.layout import TableLayout
+from floorman.datasets.scenario import load_scenario
+from floorman.datasets.truth import FRAMES_FILE, TRUTH_FILE, FrameTruth, read_frames, read_truth
+from floorman.edge.derive import DeriveConfig, EventDeriver
+from floorman.rules.rulebook import load_rulebook
+from floorman.rules.truth_check import TruthReport, replay, score
+
+FEEDS = ("blinds_level", "declaration")
+NOT_DERIVED = ("tap", "heartbeat")
+
+
+def derive_events(frames: Iterable[FrameTruth], *, layout: TableLayout, table_id: str = "sim",
+                  camera_id: str = "sim", config: DeriveConfig | None = None) -> list[EventBase]:
+    """The derivation's events on truth frames, numbered 0, 1, 2, ..."""
+    deriver = EventDeriver(layout, table_id=table_id, camera_id=camera_id, config=config)
+    events: list[EventBase] = []
+    for frame in frames:
+        events.extend(deriver.update(frame.table_state(camera_id=camera_id)))
+    return renumber(events)
+
+
+def renumber(events: Iterable[EventBase]) -> list[EventBase]:
+    return [EVENT_ADAPTER.validate_python(e.model_copy(update={"seq": i})) for i, e in enumerate(events)]
+
+
+def with_feeds(derived: Sequence[EventBase], truth: Sequence[EventBase], *,
+               kinds: Sequence[str] = FEEDS) -> list[EventBase]:
+    """`derived` with the truth events of `kinds` merged in by time (a fed event goes before a derived one
+    of the same time), renumbered."""
+    fed = [e for e in truth if e.model_dump().get("type") in kinds]
+    merged = sorted([(e.t, 0, i, e) for i, e in enumerate(fed)] + [(e.t, 1, i, e) for i, e in enumerate(derived)],
+                    key=lambda item: (item[0], item[1], item[2]))
+    return renumber(item[3] for item in merged)
+
+
+def event_type(event: EventBase) -> str:
+    return str(event.model_dump().get("type"))
+
+
+_KEY_FIELDS: dict[str, tuple[str, ...]] = {
+    "zone_cards": ("zone", "face_up", "face_down"),
+    "zone_chips": ("zone", "value"),
+    "chips_pushed": ("seat", "trip", "value", "landed_zone"),
+    "hand_zone": ("zone", "action"),
+    "rail_crossing": ("direction", "seat", "value"),
+    "button_moved": ("seat",),
+    "card_dealt": ("to_zone", "face_up", "card"),
+    "tap": ("seat",),
+    "shuffle": (),
+    "blinds_level": ("level",),
+    "declaration": ("seat", "declaration"),
+}
+
+
+def event_key(event: EventBase) -> tuple[object, ...]:
+    """What must agree for a derived event to match a truth event (besides the type and the time)."""
+    data = event.model_dump()
+    kind = str(data["type"])
+    values = [data.get(name) for name in _KEY_FIELDS.get(kind, ())]
+    return (kind, *(str(sorted(v) if isinstance(v, (list, tuple)) else v) for v in values))
+
+
+@dataclass
+class TypeScore:
+    """Derived vs truth events of one type."""
+
+    truth: int = 0
+    derived: int = 0
+    matched: int = 0
+    delays: list[float] = field(default_factory=list)
+
+    @property
+    def precision(self) -> float:
+        return 1.0 if self.derived == 0 else self.matched / self.derived
+
+    @property
+    def recall(self) -> float:
+        return 1.0 if self.truth == 0 else self.matched / self.truth
+
+    @property
+    def median_delay(self) -> float:
+        if not self.delays:
+            return 0.0
+        ordered = sorted(self.delays)
+        return ordered[len(ordered) // 2]
+
+
+def compare_events(derived: Sequence[EventBase], truth: Sequence[EventBase], *,
+                   tolerance_s: float = 1.0) -> dict[str, TypeScore]:
+    """Per event type: how many truth events a derived event of the same key matches within `tolerance_s`."""
+    scores: dict[str, TypeScore] = {}
+    free: dict[tuple[object, ...], list[EventBase]] = {}
+    for event in truth:
+        scores.setdefault(event_type(event), TypeScore()).truth += 1
+        free.setdefault(event_key(event), []).append(event)
+    for event in derived:
+        score_ = scores.setdefault(event_type(event), TypeScore())
+        score_.derived += 1
+        candidates = free.get(event_key(event), [])
+        best = min(candidates, key=lambda c: abs(c.t - event.t), default=None)
+        if best is not None and abs(best.t - event.t) <= tolerance_s:
+            candidates.remove(best)
+            score_.matched += 1
+            score_.delays.append(event.t - best.t)
+    return dict(sorted(scores.items()))
+
+
+@dataclass(frozen=True)
+class ScenarioScore:
+    """One scenario: event-level scores by type, and the alerts of the derived stream against the expected."""
+
+    name: str
+    frames: int
+    events: dict[str, TypeScore]
+    alerts: TruthReport
+    truth_alerts: TruthReport
+
+
+def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracle: Sequence[str] = (),
+                      tolerance_s: float = 1.0) -> ScenarioScore:
+    """Derive the events of a rendered scenario folder (frames.jsonl, truth.jsonl, scenario.yaml) and score them."""
+    loaded = load_scenario(folder / "scenario.yaml")
+    frames = read_frames(folder / FRAMES_FILE)
+    records = read_truth(folder / TRUTH_FILE)
+    truth = [r for r in records if not isinstance(r, ExpectedAlert)]
+    expected = [r for r in records if isinstance(r, ExpectedAlert)]
+    table_id = truth[0].table_id if truth else "sim"
+    derived = derive_events(frames, layout=loaded.layout, table_id=table_id, config=config)
+    stream = with_feeds(derived, truth, kinds=(*FEEDS, *oracle))
+    rulebook = load_rulebook(loaded.spec.rulebook)
+    raised, count = replay(stream, rulebook=rulebook)
+    truth_raised, truth_count = replay(truth, rulebook=rulebook)
+    comparable = [e for e in truth if event_type(e) not in (*FEEDS, *oracle)]
+    return ScenarioScore(
+        name=loaded.spec.name, frames=len(frames),
+        events=compare_events(derived, comparable, tolerance_s=tolerance_s),
+        alerts=score(raised, expected, rulebook=rulebook.id, events=count),
+        truth_alerts=score(truth_raised, expected, rulebook=rulebook.id, events=truth_count))

@@ -1,0 +1,221 @@
+"""Event derivation with inertia, on synthetic TableStates (objects at the centres of the layout's zones)."""
+
+from __future__ import annotations
+
+import pytest
+
+from floorman.core.events import EventBase
+from floorman.core.table_state import SeenButton, TableState
+from floorman.edge.derive import DeriveConfig, EventDeriver
+from tests.edge.derive_helpers import LAYOUT, Scene, card, centre, chips, hand
+
+
+def run(deriver: EventDeriver, states: list[TableState]) -> list[EventBase]:
+    return [event for state in states for event in deriver.update(state)]
+
+
+def kinds(events: list[EventBase]) -> list[str]:
+    return [str(e.model_dump()["type"]) for e in events]
+
+
+def of(events: list[EventBase], kind: str) -> list[dict[str, object]]:
+    return [e.model_dump() for e in events if e.model_dump()["type"] == kind]
+
+
+@pytest.fixture
+def deriver() -> EventDeriver:
+    return EventDeriver(LAYOUT, table_id="t1", camera_id="c1")
+
+
+def seated(scene: Scene, seat: int, *, track: int) -> None:
+    """A hand of `seat` coming over the rail at the seat (its first point decides whose hand it is)."""
+    scene.hands[track] = hand(LAYOUT.seat(seat).position, "rail_edge", track=track)
+
+
+def test_stacks_seen_at_start_are_announced_once(deriver: EventDeriver) -> None:
+    scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1)})
+    events = run(deriver, scene.frames(20))
+    assert kinds(events) == ["zone_chips"]
+    assert of(events, "zone_chips")[0]["value"] == 1000
+
+
+@pytest.mark.parametrize("frames", [1, 2])
+def test_flicker_shorter_than_the_settle_makes_no_event(deriver: EventDeriver, frames: int) -> None:
+    scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1)})
+    run(deriver, scene.frames(10))
+    scene.chips[9] = chips("bet_1", [500], track=9)
+    assert run(deriver, scene.frames(frames)) == []
+    del scene.chips[9]
+    assert run(deriver, scene.frames(10)) == []
+
+
+def push(scene: Scene, deriver: EventDeriver, *, seat: int, stack_track: int, bet_track: int, left: int,
+         landed: list[int]) -> list[EventBase]:
+    """Seat's hand picks chips from its stack (leaving `left` 100s) and lands `landed` in its bet zone."""
+    events: list[EventBase] = []
+    seated(scene, seat, track=50 + seat)
+    events += run(deriver, scene.frames(3))
+    scene.hands[50 + seat] = hand(centre(f"stack_{seat}", 0, 5), f"stack_{seat}", track=50 + seat)
+    scene.chips[stack_track] = chips(f"stack_{seat}", [100] * left, track=stack_track)
+    events += run(deriver, scene.frames(6))
+    scene.hands[50 + seat] = hand(centre(f"bet_{seat}", 0, 5), f"bet_{seat}", track=50 + seat)
+    scene.chips[bet_track] = chips(f"bet_{seat}", landed, track=bet_track, dx=30.0 * (bet_track % 3))
+    events += run(deriver, scene.frames(6))
+    del scene.hands[50 + seat]
+    events += run(deriver, scene.frames(30))
+    return events
+
+
+def test_pushes_are_grouped_into_trips_that_restart_when_another_seat_acts(deriver: EventDeriver) -> None:
+    scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1), 3: chips("stack_3", [100] * 10, track=3)})
+    run(deriver, scene.frames(10))
+    first = push(scene, deriver, seat=1, stack_track=1, bet_track=101, left=8, landed=[100, 100])
+    second = push(scene, deriver, seat=1, stack_track=1, bet_track=102, left=6, landed=[100, 100])
+    other = push(scene, deriver, seat=3, stack_track=3, bet_track=103, left=7, landed=[100, 100, 100])
+    again = push(scene, deriver, seat=1, stack_track=1, bet_track=104, left=5, landed=[100])
+    pushes = [(p["seat"], p["trip"], p["value"], p["landed_zone"]) for p in
+              of(first + second + other + again, "chips_pushed")]
+    assert pushes == [(1, 1, 200, "bet_1"), (1, 2, 200, "bet_1"), (3, 1, 300, "bet_3"), (1, 1, 100, "bet_1")]
+    assert [z["value"] for z in of(first, "zone_chips")] == [800, 200]
+    leave = [h for h in of(first, "hand_zone") if h["zone"] == "stack_1" and h["action"] == "leave"]
+    assert leave and leave[0]["holding"] == "chips"
+
+
+def test_chips_landing_close_together_are_one_trip(deriver: EventDeriver) -> None:
+    scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1)})
+    run(deriver, scene.frames(10))
+    seated(scene, 1, track=51)
+    scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
+    scene.chips[1] = chips("stack_1", [100] * 7, track=1)
+    events = run(deriver, scene.frames(6))
+    scene.chips[101] = chips("bet_1", [100, 100], track=101)
+    events += run(deriver, scene.frames(4))
+    scene.chips[102] = chips("bet_1", [100], track=102, dx=40)
+    del scene.hands[51]
+    events += run(deriver, scene.frames(30))
+    assert [(p["trip"], p["value"]) for p in of(events, "chips_pushed")] == [(1, 300)]
+
+
+def test_a_card_from_the_stub_is_dealt_once_it_rests_in_a_zone(deriver: EventDeriver) -> None:
+    scene = Scene(cards={1: card("deck", track=1, count=52, at=centre("deck"))})
+    assert run(deriver, scene.frames(10)) == []
+    scene.cards[7] = card("deck", track=7, at=centre("deck", 30))
+    events = run(deriver, scene.frames(1))
+    for step in range(1, 4):  # in flight: no zone content
+        scene.cards[7] = card(None, track=7, at=centre("deck", -80 * step, 40 * step))
+        events += run(deriver, scene.frames(1))
+    scene.cards[7] = card("hole_1", track=7, at=centre("hole_1"))
+    events += run(deriver, scene.frames(10))
+    assert kinds(events) == ["card_dealt", "zone_cards"]
+    dealt, zone = events
+    assert dealt.model_dump()["to_zone"] == "hole_1" and dealt.model_dump()["seat"] == 1
+    assert zone.model_dump()["face_down"] == 1
+
+
+def test_a_board_card_is_dealt_face_up_with_its_identity(deriver: EventDeriver) -> None:
+    scene = Scene(cards={1: card("deck", track=1, count=40, at=centre("deck"))})
+    run(deriver, scene.frames(5))
+    scene.cards[8] = card("board", track=8, face_up=True, identity="AS", at=centre("board"))
+    events = run(deriver, scene.frames(10))
+    assert [(e["to_zone"], e["face_up"], e["card"]) for e in of(events, "card_dealt")] == [("board", True, "AS")]
+    assert of(events, "zone_cards")[0]["face_up"] == ("AS",)
+
+
+def test_the_button_moves_only_when_it_settles(deriver: EventDeriver) -> None:
+    def button_at(seat: int) -> SeenButton:
+        x, y = LAYOUT.seat(seat).position
+        return SeenButton(box=(0, 0, 1, 1), confidence=1.0, position_mm=(x * 0.8, y * 0.8))
+
+    scene = Scene(button=button_at(3))
+    events = run(deriver, scene.frames(5))
+    scene.button = button_at(5)
+    events += run(deriver, scene.frames(1))
+    scene.button = button_at(3)
+    events += run(deriver, scene.frames(5))
+    scene.button = button_at(5)
+    events += run(deriver, scene.frames(5))
+    assert [e["seat"] for e in of(events, "button_moved")] == [3, 5]
+
+
+def test_a_hand_resting_on_a_stack_covers_it_but_a_passing_one_does_not(deriver: EventDeriver) -> None:
+    scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1)})
+    run(deriver, scene.frames(5))
+    seated(scene, 1, track=51)
+    run(deriver, scene.frames(2))
+    scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
+    scene.chips[1] = chips("stack_1", [100] * 10, track=1, visible=0.3)
+    passing = run(deriver, scene.frames(10))  # a third of a second: no cover
+    assert of(passing, "zone_chips") == []
+    resting = run(deriver, scene.frames(40))
+    covered = of(resting, "zone_chips")
+    assert len(covered) == 1 and covered[0]["visible_fraction"] == pytest.approx(0.3)
+    del scene.hands[51]
+    scene.chips[1] = chips("stack_1", [100] * 10, track=1)
+    uncovered = of(run(deriver, scene.frames(40)), "zone_chips")
+    assert [z["visible_fraction"] for z in uncovered] == [1.0]
+
+
+def test_chips_picked_up_and_taken_over_the_rail_cross_it_out(deriver: EventDeriver) -> None:
+    scene = Scene(chips={1: chips("stack_1", [1000] * 5, track=1)})
+    run(deriver, scene.frames(5))
+    seated(scene, 1, track=51)
+    run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
+    scene.chips[1] = chips("stack_1", [1000] * 3, track=1)
+    events = run(deriver, scene.frames(8))
+    scene.hands[51] = hand(LAYOUT.seat(1).position, "rail_edge", track=51)
+    events += run(deriver, scene.frames(3))
+    del scene.hands[51]
+    events += run(deriver, scene.frames(30))
+    crossings = of(events, "rail_crossing")
+    assert [(c["direction"], c["seat"], c["value"]) for c in crossings] == [("out", 1, 2000)]
+
+
+def test_chips_added_under_a_players_hand_came_from_below_the_rail(deriver: EventDeriver) -> None:
+    scene = Scene(chips={1: chips("stack_4", [500] * 4, track=1)})
+    run(deriver, scene.frames(5))
+    seated(scene, 4, track=54)
+    run(deriver, scene.frames(3))
+    scene.hands[54] = hand(centre("stack_4"), "stack_4", track=54)
+    scene.chips[2] = chips("stack_4", [500, 500], track=2, dx=45)
+    events = run(deriver, scene.frames(10))
+    assert [(c["direction"], c["seat"], c["value"]) for c in of(events, "rail_crossing")] == [("in", 4, 1000)]
+    assert kinds(events).index("rail_crossing") < kinds(events).index("zone_chips")
+
+
+def test_the_dealer_resting_on_the_stub_shuffles_once_per_hand(deriver: EventDeriver) -> None:
+    scene = Scene(cards={1: card("deck", track=1, count=52, at=centre("deck"))})
+    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
+    run(deriver, scene.frames(2))
+    scene.hands[60] = hand(centre("deck", 0, -20), "deck", track=60)
+    events = run(deriver, scene.frames(45))
+    assert kinds(events).count("shuffle") == 1
+    del scene.hands[60]
+    run(deriver, scene.frames(20))
+    scene.hands[61] = hand(LAYOUT.dealer_position, "rail_edge", track=61)
+    run(deriver, scene.frames(2))
+    scene.hands[61] = hand(centre("deck", 0, -20), "deck", track=61)
+    assert "shuffle" not in kinds(run(deriver, scene.frames(45)))
+
+
+def test_a_tap_is_a_hand_resting_on_its_own_cards_with_nothing_changed(deriver: EventDeriver) -> None:
+    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2"))})
+    run(deriver, scene.frames(5))
+    seated(scene, 2, track=52)
+    run(deriver, scene.frames(3))
+    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
+    events = run(deriver, scene.frames(15))
+    del scene.hands[52]
+    events += run(deriver, scene.frames(20))
+    assert [(e["seat"]) for e in of(events, "tap")] == [2]
+
+
+def test_frames_out_of_time_order_are_refused(deriver: EventDeriver) -> None:
+    deriver.update(TableState(frame=5, t=1.0))
+    with pytest.raises(ValueError, match="time order"):
+        deriver.update(TableState(frame=4, t=0.5))
+
+
+def test_settle_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match="settle_frames"):
+        DeriveConfig(settle_frames=0)

@@ -1,0 +1,55 @@
+"""The change gate in front of the detector: no inference on a static frame, a region where it changed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from floorman.edge.gate import ChangeGatedDetector
+from floorman.vision.detections import Detections
+from floorman.vision.detector import OnnxDetector, OnnxDetectorConfig
+
+MODEL = Path(__file__).resolve().parents[2] / "src" / "floorman" / "models" / "weights" / "detector_int8.onnx"
+
+
+class CountingDetector(OnnxDetector):
+    """The shipped detector, counting its window inferences."""
+
+    calls = 0
+
+    def infer(self, image: npt.NDArray[np.uint8]) -> Detections:
+        self.calls += 1
+        return super().infer(image)
+
+
+@pytest.fixture(scope="module")
+def inner() -> CountingDetector:
+    if not MODEL.is_file():
+        pytest.skip(f"no shipped model at {MODEL}")
+    return CountingDetector(OnnxDetectorConfig(model=MODEL, threads=1))
+
+
+def test_static_frames_skip_inference_and_a_small_change_runs_one_region(inner: CountingDetector) -> None:
+    rng = np.random.default_rng(1)
+    frame = rng.integers(60, 90, size=(360, 640, 3), dtype=np.uint8)
+    gate = ChangeGatedDetector(inner)
+    gate.detect(frame)
+    whole = inner.calls
+    assert gate.stats.full == 1 and whole == len(inner.levels) - 1 + len(inner.windows(640, 360, level=960)[1])
+    gate.detect(frame.copy())
+    assert gate.stats.skipped == 1 and inner.calls == whole
+    changed = frame.copy()
+    changed[100:140, 200:240] = 255
+    gate.detect(changed)
+    assert gate.stats.regions == 1 and inner.calls == whole + 1  # one window covers the changed region
+    brighter = np.clip(changed.astype(np.int16) + 80, 0, 255).astype(np.uint8)
+    gate.detect(brighter)
+    assert gate.stats.full == 2
+
+
+def test_bad_gate_settings_are_refused(inner: CountingDetector) -> None:
+    with pytest.raises(ValueError, match="threshold"):
+        ChangeGatedDetector(inner, threshold=0)
