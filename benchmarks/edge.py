@@ -28,7 +28,7 @@ import numpy as np
 from floorman.core.events import EventBase
 from floorman.datasets.scenario import load_scenario
 from floorman.datasets.timeline import compile_timeline
-from floorman.edge.builders import DetectorStateBuilder
+from floorman.edge.builders import VisionStateBuilder
 from floorman.edge.derive import EventDeriver
 from floorman.edge.evidence import EvidenceBuffer
 from floorman.edge.gate import ChangeGatedDetector
@@ -74,8 +74,8 @@ def run_edge(video: Path, *, name: str, model: Path, gate: bool, limit: int | No
     capture.release()
     onnx = OnnxDetector(OnnxDetectorConfig(model=model, threads=1))
     detector = ChangeGatedDetector(onnx) if gate else onnx
-    builder = DetectorStateBuilder(detector, calibration=scenario_calibration(name, size), layout=loaded.layout,
-                                   camera_id="bench")
+    builder = VisionStateBuilder(detector, calibration=scenario_calibration(name, size), layout=loaded.layout,
+                                 camera_id="bench")
     events: list[EventBase] = []
     source = LimitedSource(CaptureSource(str(video), name=str(video), live=False, loop=loop), limit=limit)
     pipeline = EdgePipeline(source, builder=builder, deriver=EventDeriver(loaded.layout, table_id="bench",

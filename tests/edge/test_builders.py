@@ -9,8 +9,9 @@ import pytest
 
 from floorman.core.errors import ConfigError
 from floorman.core.events import Heartbeat, encode_event, event_topic
+from floorman.core.frame_truth import read_frames
 from floorman.core.layout import TableLayout
-from floorman.edge.builders import DetectorStateBuilder, TruthStateBuilder, read_truth_frames
+from floorman.edge.builders import TruthStateBuilder, VisionStateBuilder
 from floorman.edge.subscriber import EventSubscriber
 from floorman.vision.calibration import Calibration, PointPair, calibrate_from_points
 from floorman.vision.detections import Detections
@@ -28,9 +29,10 @@ class FixedDetector:
     def __init__(self, boxes: list[tuple[float, float, float, float]], classes: list[int]) -> None:
         self.found = Detections(xyxy=np.array(boxes, dtype=np.float32), confidence=np.full(len(boxes), 0.9),
                                 class_id=np.array(classes))
+        self.seen: list[tuple[int, ...]] = []
 
     def detect(self, frame: np.ndarray) -> Detections:
-        del frame
+        self.seen.append(frame.shape)
         return self.found
 
 
@@ -49,24 +51,22 @@ def pixel_box(point: tuple[float, float], half: float = 10.0) -> tuple[float, fl
 def test_boxes_are_placed_in_table_mm_and_zones() -> None:
     stack, hole = centre("stack_3"), centre("hole_3")
     detector = FixedDetector([pixel_box(stack), pixel_box(hole), pixel_box((0.0, 0.0), 40)], [2, 1, 4])
-    builder = DetectorStateBuilder(detector, calibration=top_down_calibration(),
-                                   layout=LAYOUT, camera_id="c1")
+    builder = VisionStateBuilder(detector, calibration=top_down_calibration(), layout=LAYOUT, camera_id="c1")
     state = builder.build(np.zeros((720, 1280, 3), dtype=np.uint8), 7, 0.25)
     assert (state.frame, state.t, state.size) == (7, 0.25, (1280, 720))
-    assert [c.zone for c in state.chips] == ["stack_3"] and state.chips[0].denominations == ()
-    assert state.chips[0].position_mm == pytest.approx(stack, abs=1.0)
+    assert [c.zone for c in state.chips] == ["stack_3"]
+    assert state.chips[0].position_mm == pytest.approx(stack, abs=40.0)  # the fitted foot of the stack
     assert [(c.zone, c.face_up) for c in state.cards] == [("hole_3", False)]
     assert len(state.hands) == 1 and state.button is None
 
 
-def test_a_half_size_frame_is_mapped_with_the_calibrations_pixels() -> None:
+def test_a_frame_of_another_size_is_analysed_at_the_calibrations_size() -> None:
     stack = centre("stack_5")
-    u0, v0, u1, v1 = pixel_box(stack)
-    detector = FixedDetector([(u0 / 2, v0 / 2, u1 / 2, v1 / 2)], [2])
-    builder = DetectorStateBuilder(detector, calibration=top_down_calibration(),
-                                   layout=LAYOUT, camera_id="c1")
+    detector = FixedDetector([pixel_box(stack)], [2])  # boxes in the calibration's 1280x720 pixels
+    builder = VisionStateBuilder(detector, calibration=top_down_calibration(), layout=LAYOUT, camera_id="c1")
     state = builder.build(np.zeros((360, 640, 3), dtype=np.uint8), 0, 0.0)
-    assert state.chips[0].zone == "stack_5"
+    assert detector.seen == [(720, 1280, 3)]
+    assert state.chips[0].zone == "stack_5" and state.size == (1280, 720)
 
 
 def test_truth_frames_are_read_back_and_bad_lines_named(tmp_path: Path) -> None:
@@ -79,7 +79,7 @@ def test_truth_frames_are_read_back_and_bad_lines_named(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"frame":0,"t":0.0,"objects":[]}\n{"frame":1,"t":"soon","objects":[]}\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"bad.jsonl: field 't': line 2"):
-        read_truth_frames(bad)
+        read_frames(bad)
 
 
 def test_a_heartbeat_announcing_a_bad_replay_endpoint_is_counted_not_followed() -> None:

@@ -1,7 +1,7 @@
 """What one camera saw on the table in one frame: `TableState`, the contract between vision and edge.
 
 Vision builds it from detections and recognisers (`floorman.vision`); the simulator builds the same shape from
-its per-frame ground truth (`floorman.datasets.truth.FrameTruth.table_state`). The edge derives events from a
+its per-frame ground truth (`floorman.core.frame_truth.FrameTruth.table_state`). The edge derives events from a
 sequence of them (`floorman.edge`). Positions are table millimetres; zones are `TableLayout` zone names
 (`stack_<s>`, `bet_<s>`, `hole_<s>`, `pot`, `board`, `muck`, `deck`, `dealer_tray`, `rail_edge`), or None when
 the object lies on no zone (or the camera is not calibrated). Boxes are in the frame's pixels, xyxy.

@@ -16,9 +16,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from floorman.core.chips import ChipSet
 from floorman.core.errors import ConfigError
 from floorman.core.layout import TableLayout, bundled_layout_names
-from floorman.edge.builders import DetectorStateBuilder, StateBuilder, TruthStateBuilder
+from floorman.edge.builders import StateBuilder, TruthStateBuilder, VisionStateBuilder
 from floorman.edge.bus import PublisherKey
 from floorman.edge.derive import DeriveConfig, EventDeriver
 from floorman.edge.evidence import EvidenceBuffer
@@ -46,6 +47,10 @@ class EdgeConfig(BaseModel):
     layout: str = Field(description="Table layout YAML, or a bundled layout name.")
     calibration: Path | None = Field(default=None, description="Camera calibration YAML (needed for vision).")
     model: Path | None = Field(default=None, description="ONNX detector; default: the shipped INT8 model.")
+    chipset: Path | None = Field(default=None, description="The club's chip set YAML (`floorman chips calibrate`); "
+                                 "default: the bundled one.")
+    camera_height_mm: float | None = Field(default=None, gt=0, description="Camera height above the felt, for "
+                                           "stack counts under a camera looking straight down.")
     truth: Path | None = Field(default=None, description="Simulator frames.jsonl: derive from truth, not vision.")
     connect: str = Field(description="Broker frontend to connect to.")
     replay_bind: str = Field(default="tcp://*:*", description="Where to answer replay and evidence requests.")
@@ -96,7 +101,13 @@ def build_state_builder(config: EdgeConfig, *, layout: TableLayout) -> StateBuil
         raise ConfigError(f"no such ONNX model: {model}", field="--model")
     onnx = OnnxDetector(OnnxDetectorConfig(model=model, threads=config.threads))
     detector = ChangeGatedDetector(onnx, threshold=config.change_threshold) if config.change_threshold > 0 else onnx
-    return DetectorStateBuilder(detector, calibration=calibration, layout=layout, camera_id=config.camera_id)
+    chipset = None
+    if config.chipset is not None:
+        if not config.chipset.is_file():
+            raise ConfigError(f"no such chip set file: {config.chipset}", field="--chipset")
+        chipset = ChipSet.load(config.chipset)
+    return VisionStateBuilder(detector, calibration=calibration, layout=layout, camera_id=config.camera_id,
+                              chipset=chipset, camera_height_mm=config.camera_height_mm)
 
 
 @dataclass

@@ -129,6 +129,9 @@ def register_edge(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     edge.add_argument("--layout", required=True, metavar="L", help="table layout YAML or bundled layout name")
     edge.add_argument("--calib", type=Path, metavar="K", help="camera calibration YAML (floorman calibrate)")
     edge.add_argument("--model", type=Path, metavar="M", help="ONNX detector (default: the shipped INT8 model)")
+    edge.add_argument("--chipset", type=Path, help="the club's chip set YAML (default: the bundled one)")
+    edge.add_argument("--camera-height", type=float, metavar="MM",
+                      help="camera height above the felt in mm (stack counts under a straight-down camera)")
     edge.add_argument("--connect", required=True, type=_endpoint_type(bind=False), metavar="tcp://HOST:PORT",
                       help="the broker's frontend")
     edge.add_argument("--truth", type=Path, metavar="FRAMES", help="derive from a simulator frames.jsonl instead "
@@ -164,7 +167,8 @@ def edge_config(args: argparse.Namespace) -> EdgeConfig:
     spool = args.spool or f"floorman-edge-{args.table}-{args.camera}.sqlite"
     try:
         return EdgeConfig(table_id=args.table, camera_id=args.camera, source=args.source, layout=args.layout,
-                          calibration=args.calib, model=args.model, truth=args.truth, connect=args.connect,
+                          calibration=args.calib, model=args.model, chipset=args.chipset,
+                          camera_height_mm=args.camera_height, truth=args.truth, connect=args.connect,
                           replay_bind=args.replay_bind, advertise=args.advertise, spool=spool, loop=args.loop,
                           realtime=args.realtime, fps=args.fps, change_threshold=args.change,
                           evidence_mb=args.evidence_mb)
