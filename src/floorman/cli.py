@@ -19,7 +19,7 @@ def _registrars() -> list[Registrar]:
     from floorman.datasets.cli import register as register_datasets
     from floorman.edge.cli import register as register_edge
     from floorman.models.cli import register as register_models
-    from floorman.rules.cli import register as register_rules
+    from floorman.serve import register as register_rules
     from floorman.vision.cli import register as register_vision
     from floorman.vision.detect_cli import register as register_detect
 

@@ -45,8 +45,8 @@ class Stream:
         self.t += seconds
         return []
 
-    def level(self, small: int, big: int) -> list[EventBase]:
-        return [BlindsLevel(**self._common(), level=1, small_blind=small, big_blind=big)]
+    def level(self, small: int, big: int, *, ante: int = 0) -> list[EventBase]:
+        return [BlindsLevel(**self._common(), level=1, small_blind=small, big_blind=big, ante=ante)]
 
     def button(self, seat: int) -> list[EventBase]:
         return [ButtonMoved(**self._common(), seat=seat)]

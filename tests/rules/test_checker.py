@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from floorman.core.alerts import ExpectedAlert
+from floorman.core.events import ChipsPushed
 from floorman.core.rule_ids import RuleId
 from floorman.rules.checker import RulesChecker, TableChecker
 from floorman.rules.rulebook import load_rulebook
+from floorman.rules.truth_check import replay, score
 from tests.rules.checking import raised, run, table
 
 
@@ -65,3 +68,18 @@ def test_rules_checker_keeps_one_hand_state_per_table() -> None:
 def test_a_rulebook_turning_a_check_off_silences_it() -> None:
     checker, stream, start = table("tda2024")  # no C1, no D2 in the TDA rulebook
     assert raised(run(checker, start, stream.push(1, 200), stream.rail(2, 500, direction="in"))) == []
+
+
+def test_raised_at_is_the_time_of_the_event_that_raised_it_and_scoring_uses_it() -> None:
+    """A string bet is raised at its second trip, not at the first trip its evidence starts with."""
+    checker, stream, start = table("club_000")
+    events = [*start, *stream.push(4, 200), *stream.push(4, 200, trip=2), *stream.push(1, 400)]
+    second_trip = next(e for e in events if isinstance(e, ChipsPushed) and e.trip == 2)
+    (alert,) = [a for a in run(checker, events) if a.rule is RuleId.STRING_BET]
+    assert alert.raised_at == second_trip.t and alert.evidence.t_start < second_trip.t
+    expected = ExpectedAlert(rule=RuleId.STRING_BET, seat=4, t_start=second_trip.t, t_end=second_trip.t + 0.1)
+    early = ExpectedAlert(rule=RuleId.STRING_BET, seat=4, t_start=0.0, t_end=alert.evidence.t_start)
+    raised_alerts, count = replay(events, rulebook=load_rulebook("club_000"))
+    assert [r.raised_at for r in raised_alerts] == [second_trip.t]
+    assert score(raised_alerts, [expected], rulebook="club_000", events=count).recall == 1.0
+    assert score(raised_alerts, [early], rulebook="club_000", events=count).recall == 0.0

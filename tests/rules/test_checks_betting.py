@@ -1,10 +1,13 @@
-"""Betting checks from the acts the camera sees: A1, A3, A4, A11, B1, C1, C2, each with a look-alike."""
+"""Betting checks from the acts the camera sees: A1, A2, A3, A4, A11, B1, C1, C2, each with a look-alike."""
 
 from __future__ import annotations
+
+import pytest
 
 from floorman.core.events import EventBase
 from floorman.core.rule_ids import RuleId
 from floorman.rules.checker import TableChecker
+from floorman.rules.rulebook import load_rulebook
 from tests.rules.checking import raised, rules_of, run, table
 from tests.rules.factories import Stream
 
@@ -151,3 +154,59 @@ def test_min_raise_003_8_10_a_lone_oversized_chip_ruled_a_call_is_not_flagged() 
     alerts = run(checker, start, stream.push(4, 500, 100), stream.fold(1), stream.fold(2), stream.push(3, 500))
     assert raised(alerts) == []
     assert (checker.state.log[-1].kind, checker.state.log[-1].total_to) == ("call", 600)
+
+
+def _short_stack_hand(book: str, short: int) -> tuple[TableChecker, Stream, list[EventBase]]:
+    """Seats 1-4, button 1, blinds 100/200 by 2 and 3; seat 4 holds only `short`."""
+    stream = Stream(stacks={1: 10_000, 2: 10_000, 3: 10_000, 4: short})
+    checker = TableChecker(table_id="t1", rulebook=load_rulebook(book))
+    events = [*stream.level(100, 200), *stream.button(1), *stream.seat_stacks(), *stream.shuffle(),
+              *stream.push(2, 100), *stream.push(3, 200), *stream.deal([2, 3, 4, 1])]
+    return checker, stream, events
+
+
+def _flop_all_in_for_50(book: str) -> tuple[TableChecker, Stream, list[EventBase]]:
+    """Everyone calls 200; on the flop 2 and 3 check and seat 4 is all-in for 50 (below the big blind)."""
+    checker, stream, events = _short_stack_hand(book, 250)
+    events += [*stream.push(4, 100, 100), *stream.push(1, 100, 100), *stream.push(2, 100), *stream.tap(3),
+               *stream.gather(), *stream.board("2C", "7D", "KH"), *stream.tap(2), *stream.tap(3),
+               *stream.push(4, 25, 25)]
+    return checker, stream, events
+
+
+@pytest.mark.parametrize("book", ["club_004", "club_000", "ggc"])
+def test_allin_below_big_blind_004_9_7_raise_must_reach_all_in_plus_big_blind(book: str) -> None:
+    """004 9-7 (same in 000 9-7, 003 8-7): all-in 50, BB 200: a raise goes to 250 at least; 200 is short."""
+    checker, stream, events = _flop_all_in_for_50(book)
+    alerts = run(checker, events, stream.push(1, 100, 100), stream.tap(2))
+    (alert,) = rules_of(alerts, RuleId.ALLIN_BELOW_BIG_BLIND)
+    assert alert.seat == 1 and {"9-7", "8-7"} & {c.rule for c in alert.citations}
+    assert rules_of(alerts, RuleId.MIN_RAISE) == []  # one act, one alert: the specific rule
+
+
+@pytest.mark.parametrize("pushed", [(25, 25), (100, 100, 25, 25)], ids=["call-50", "raise-to-250"])
+def test_allin_below_big_blind_a_call_of_the_all_in_or_a_full_raise_is_not_flagged(pushed: tuple[int, ...]) -> None:
+    checker, stream, events = _flop_all_in_for_50("club_004")
+    alerts = run(checker, events, stream.push(1, *pushed), stream.tap(2))
+    assert raised(alerts) == []
+
+
+def test_allin_below_big_blind_000_9_6_preflop_the_full_big_blind_is_owed() -> None:
+    """000 9-6: seat 4 all-in for 150 pre-flop; seat 1 must still call 200 (the all-in does not lower it)."""
+    checker, stream, events = _short_stack_hand("club_000", 150)
+    alerts = run(checker, events, stream.push(4, 100, 25, 25), stream.push(1, 100, 25, 25), stream.tap(2))
+    (alert,) = rules_of(alerts, RuleId.ALLIN_BELOW_BIG_BLIND)
+    assert alert.seat == 1 and "9-6" in [c.rule for c in alert.citations]
+
+
+def test_allin_below_big_blind_000_9_6_calling_the_big_blind_is_not_flagged() -> None:
+    checker, stream, events = _short_stack_hand("club_000", 150)
+    alerts = run(checker, events, stream.push(4, 100, 25, 25), stream.push(1, 100, 100), stream.tap(2))
+    assert raised(alerts) == []
+
+
+def test_allin_below_big_blind_tda_keeps_the_general_rules() -> None:
+    """tda2024 has no A2 in its seeds: the same under-raise stays an A3."""
+    checker, stream, events = _flop_all_in_for_50("tda2024")
+    alerts = run(checker, events, stream.push(1, 100, 100), stream.tap(2))
+    assert raised(alerts) == [("A3", 1)]

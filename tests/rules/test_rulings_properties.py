@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from floorman.core.chips import ChipCount
 from floorman.rules.rulebook import SHIPPED_RULEBOOKS, load_rulebook
-from floorman.rules.ruling_models import BetSituation
+from floorman.rules.ruling_models import BetRuling, BetSituation
 from floorman.rules.rulings import rule_bet
 
 DENOMS = (5, 25, 100, 500, 1000)
@@ -57,3 +57,4 @@ def test_ruling_invariants(situation: BetSituation, book: str) -> None:
     assert ruling.all_in == (cap is not None and ruling.total_to == cap and cap > situation.actor_in_before
                              and ruling.action != "player_choice")
     assert all(citation.rulebook == book for citation in ruling.citations)
+    assert BetRuling.model_validate(ruling.model_dump()).model_dump() == ruling.model_dump()  # within its bounds

@@ -50,6 +50,25 @@ class Explanation(BaseModel):
     en: str = Field(description="Explanation in English.")
 
 
+class SuggestedSanction(BaseModel):
+    """The sanction the rulebook's ladder suggests for the player at fault. A suggestion: never applied."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    player: str = Field(description="Who: 'table/seat N', or 'dealer'.")
+    level: str | None = Field(default=None, description="Suggested ladder level; null for 'level: TD' or none.")
+    name_fr: str = Field(default="", description="Level name in French.")
+    name_en: str = Field(default="", description="Level name in English.")
+    sanction_fr: str = Field(default="", description="What it entails, in French.")
+    sanction_en: str = Field(default="", description="What it entails, in English.")
+    fine: int | None = Field(default=None, ge=0, description="Fine in chips, when the level has one.")
+    occurrence: int = Field(default=1, ge=1, description="Sanctions for this infraction in the register, plus one.")
+    flagged: int = Field(default=1, ge=1, description="Alerts of this rule for this player in the tournament.")
+    alternatives: tuple[str, ...] = Field(default=(), description="Other levels the rule names.")
+    reasons: tuple[str, ...] = Field(default=(), description="Why this level, step by step (English).")
+    applied: Literal[False] = Field(default=False, description="Always false: the director applies sanctions.")
+
+
 class Alert(BaseModel):
     """One infraction flagged by the rules checker."""
 
@@ -69,6 +88,10 @@ class Alert(BaseModel):
     evidence: Evidence = Field(description="Time range, frames and events.")
     explanation: Explanation = Field(description="Short explanation in French and English.")
     sanction: str | None = Field(default=None, description="Suggested sanction from the ladder, if any.")
+    suggested_sanction: SuggestedSanction | None = Field(
+        default=None, description="The ladder's suggestion for this player, from the tournament's register.")
+    raised_at: float | None = Field(default=None, ge=0,
+                                    description="Time (t) of the event that made the checker raise it, seconds.")
 
 
 class ExpectedAlert(BaseModel):

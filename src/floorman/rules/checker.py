@@ -17,7 +17,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from floorman.core.alerts import Alert, Citation, Explanation, Severity
+from floorman.core.alerts import Alert, Citation, Explanation, Severity, SuggestedSanction
 from floorman.core.alerts import Evidence as AlertEvidence
 from floorman.core.events import EventBase
 from floorman.core.rule_ids import RuleId
@@ -79,11 +79,13 @@ class TableChecker:
             for kind in check.events:
                 self._by_type.setdefault(kind, []).append(check)
         self._ticking = [c for c in checks if c.ticks]
-        self._tickers: dict[type[EventBase], list[Check]] = {}
+        self._plans: dict[type[EventBase], tuple[tuple[Check, ...], tuple[Check, ...]]] = {}
         self._action_checks = [c for c in checks if c.reads_actions]
         self._view = View(book=rulebook, settings=self.settings, state=self.state)
         self._alerts: dict[tuple[int, RuleId, int | None, str], Alert] = {}
         self.events = 0
+        self.now = 0.0
+        """Time of the last event taken: when the alerts it raises are raised."""
         self.windows: dict[int, HandWindow] = {}
         """Every hand's window, by hand number."""
 
@@ -95,26 +97,32 @@ class TableChecker:
     def process(self, event: EventBase) -> list[Alert]:
         """Take one event; return the alerts it raised (or cleared)."""
         self.events += 1
+        self.now = event.t
         state = self.state
         hand = state.hand
         actions = state.update(event)
         if actions or state.hand != hand:  # a hand ends only by an action (the last fold)
             self._follow_hands(event, previous=hand, actions=actions)
+        plan = self._plans.get(type(event))
+        if plan is None:
+            plan = self._plan(type(event))
         view = self._view
         found: list[Finding] = []
-        kind = type(event)
-        for check in self._by_type.get(kind, ()):
+        for check in plan[0]:
             found += check.observe(event, view)
-        tickers = self._tickers.get(kind)
-        if tickers is None:  # the checks with time limits that do not read this event type anyway
-            tickers = self._tickers[kind] = [c for c in self._ticking if kind not in c.events]
-        for check in tickers:
+        for check in plan[1]:
             if check.busy:
                 found += check.observe(event, view)
         if actions:
             for check in self._action_checks:
-                found.extend(check.on_actions(actions, view))
+                found += check.on_actions(actions, view)
         return self._publish(found) if found else []
+
+    def _plan(self, kind: type[EventBase]) -> tuple[tuple[Check, ...], tuple[Check, ...]]:
+        """The checks an event type goes to: those that read it, and the ticking ones (while busy)."""
+        plan = (tuple(self._by_type.get(kind, ())), tuple(c for c in self._ticking if kind not in c.events))
+        self._plans[kind] = plan
+        return plan
 
     def _follow_hands(self, event: EventBase, *, previous: int, actions: tuple[HandAction, ...]) -> None:
         """Open, end and close the hand windows (CATALOG F7)."""
@@ -166,6 +174,7 @@ class TableChecker:
         first = finding.seqs[0] if finding.seqs else 0
         seat = "x" if finding.seat is None else str(finding.seat)
         fr, en = finding.fr, finding.en
+        text, suggestion = self._sanction(finding)
         retro = _RETRO.get(self.rulebook.parameters.next_hand_start.value)
         if retro is not None and hand > 0 and finding.rule.value.startswith(_HAND_BOUND):
             fr, en = f"{fr} {retro[0]}", f"{en} {retro[1]}"
@@ -175,7 +184,8 @@ class TableChecker:
             confidence=finding.confidence, provisional=finding.provisional, citations=self._citations(finding),
             evidence=AlertEvidence(t_start=finding.t_start, t_end=max(finding.t_start, finding.t_end),
                                    frames=finding.frames, event_seqs=finding.seqs),
-            explanation=Explanation(fr=fr, en=en), sanction=self._sanction(finding))
+            explanation=Explanation(fr=fr, en=en), sanction=text, suggested_sanction=suggestion,
+            raised_at=self.now)
 
     def _citations(self, finding: Finding) -> tuple[Citation, ...]:
         entry = self.rulebook.rule(finding.rule)
@@ -184,23 +194,32 @@ class TableChecker:
         refs += [ref for ref in finding.refs if ref in quotes]
         if finding.rule.value.startswith(_HAND_BOUND):
             refs += [ref for ref in self.rulebook.parameters.next_hand_start.cite if ref in quotes]
-        return tuple(self.rulebook.citation(ref) for ref in dict.fromkeys(refs))
+        return self.rulebook.citations_of(tuple(refs))
 
-    def _sanction(self, finding: Finding) -> str | None:
-        """The sanction the ladder suggests for this seat's next such infraction (a suggestion only)."""
+    def _sanction(self, finding: Finding) -> tuple[str | None, SuggestedSanction | None]:
+        """The sanction the ladder suggests for this seat's infraction (a suggestion only), as text and data.
+
+        The register is the tournament's: what the director recorded (the ladder climbs on it) and how many
+        alerts of the rule the seat had, across hands and tables."""
         entry = self.rulebook.rule(finding.rule)
         if entry is None or entry.sanction.kind is SanctionKind.NONE:
-            return entry.sanction.remedy_en or None if entry is not None else None
+            return (entry.sanction.remedy_en or None if entry is not None else None), None
         player = "dealer" if finding.seat is None else f"{self.table_id}/seat {finding.seat}"
+        flagged = self.register.flag(player=player, infraction=finding.rule)
         suggestion = self.register.suggest(player=player, infraction=finding.rule, big_blind=self.state.blinds[1])
+        data = SuggestedSanction(
+            player=player, level=suggestion.level, name_fr=suggestion.name_fr, name_en=suggestion.name_en,
+            sanction_fr=suggestion.sanction_fr, sanction_en=suggestion.sanction_en, fine=suggestion.fine,
+            occurrence=suggestion.occurrence, flagged=flagged, alternatives=suggestion.alternatives,
+            reasons=suggestion.reasons)
         if suggestion.level is None:
-            return "level: TD (the rule states no level)"
+            return "level: TD (the rule states no level)", data
         text = f"{suggestion.name_en} ({suggestion.name_fr}): {suggestion.sanction_en}"
         if suggestion.fine is not None:
             text += f"; fine {suggestion.fine}"
         if suggestion.alternatives:
             text += f"; or {' / '.join(suggestion.alternatives)} at the director's choice"
-        return f"suggested, not applied: {text}"
+        return f"suggested, not applied: {text}", data
 
     @staticmethod
     def _merge(known: Alert, finding: Finding) -> Alert:

@@ -9,6 +9,7 @@ sits at the dealer's left) or the first player left of the button (003 9-9). Sha
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from floorman.core.events import EventBase, ZoneChips
@@ -16,6 +17,7 @@ from floorman.core.rule_ids import RuleId
 from floorman.rules.check_base import Check, View
 from floorman.rules.findings import Evidence, Finding
 from floorman.rules.params import OddChipAnchor
+from floorman.rules.pots import Pot
 
 
 @dataclass
@@ -44,18 +46,62 @@ def anchor_order(winners: list[int], *, anchor: OddChipAnchor, button: int | Non
     return None
 
 
+def _awarded_pots(award: _Award, pots: list[Pot]) -> list[Pot] | None:
+    """The pots this award hands out, when there are side pots: all of them, or one; None otherwise."""
+    contested = [p for p in pots if not p.uncalled]
+    if len(contested) < 2:
+        return None
+    returned = [p for p in pots if p.uncalled and p.eligible[0] in award.received]
+    for group in (contested + returned, contested, *([p] for p in contested)):
+        if sum(p.amount for p in group) == award.amount:
+            return group
+    return None
+
+
+def side_pot_split(award: _Award, pots: list[Pot], *, anchor: OddChipAnchor,
+                   button: int | None) -> dict[int, int] | None:
+    """The split of `pots` among winners chosen from the receivers that explains the award up to the odd chips;
+    the award itself when it is right; None when nothing explains it."""
+    receivers = set(award.received)
+    choices = []
+    for pot in pots:
+        open_to = [s for s in pot.eligible if s in receivers]
+        choices.append([c for n in range(1, len(open_to) + 1) for c in itertools.combinations(open_to, n)])
+    near: dict[int, int] | None = None
+    for winners in itertools.product(*choices):
+        expected = dict.fromkeys(receivers, 0)
+        for pot, chosen in zip(pots, winners, strict=True):
+            order = anchor_order(list(chosen), anchor=anchor, button=button)
+            if order is None or pot.amount % award.unit:
+                return None
+            for seat, share in expected_split(amount=pot.amount, unit=award.unit, order=order).items():
+                expected[seat] += share
+        if expected == award.received:
+            return expected
+        if near is None and all(abs(award.received[s] - expected[s]) <= award.unit * len(pots) for s in receivers):
+            near = expected
+    return near
+
+
 def verify_odd_chip(award: _Award, view: View) -> Finding | None:
-    """F4: the received shares are a split, but the odd chips went to the wrong winner(s)."""
+    """F4: the received shares are a split (per pot), but the odd chips went to the wrong winner(s)."""
     winners = sorted(award.received)
     param = view.book.parameters.odd_chip_anchor
     order = anchor_order(winners, anchor=param.value, button=view.state.button)
     if len(winners) < 2 or order is None or award.amount % award.unit or sum(award.received.values()) != award.amount:
         return None
-    expected = expected_split(amount=award.amount, unit=award.unit, order=order)
-    if sorted(expected.values()) != sorted(award.received.values()) or expected == award.received:
-        return None
-    should = [s for s in order if expected[s] > min(expected.values())]
-    got = [s for s in winners if award.received[s] > min(award.received.values())]
+    pots = _awarded_pots(award, view.state.pots)
+    if pots is not None:
+        found = side_pot_split(award, pots, anchor=param.value, button=view.state.button)
+        if found is None or found == award.received:
+            return None
+        expected = found
+    else:
+        expected = expected_split(amount=award.amount, unit=award.unit, order=order)
+        if sorted(expected.values()) != sorted(award.received.values()) or expected == award.received:
+            return None
+    should = [s for s in order if expected[s] > award.received[s]]
+    got = [s for s in winners if award.received[s] > expected[s]]
     evidence = Evidence.of(award.pot, *award.events)
     return evidence.finding(
         rule=RuleId.ODD_CHIP, seat=None, key=f"award{award.pot.seq}", refs=param.cite,
@@ -89,22 +135,27 @@ class OddChipCheck(Check):
             return found
         old = self._values.get(event.zone)
         self._values[event.zone] = event.value
-        unit = self._units.get(event.zone)
+        if event.zone != "pot":
+            if self._award is not None and old is not None and event.value > old and event.seat is not None \
+                    and event.zone.startswith("stack_"):
+                found += self._receive(event, old=old, view=view)
+            return found
+        unit = self._units.get("pot")
         if event.chips:
-            self._units[event.zone] = min(c.denom for c in event.chips)
+            self._units["pot"] = min(c.denom for c in event.chips)
         if old is None:
             return found
-        if event.zone == "pot" and event.value < old and unit is not None:
+        if event.value < old and unit is not None:
             found += self._close(view)
             self._award = _Award(pot=event, amount=old - event.value, unit=unit)
-        elif self._award is not None and event.zone.startswith("stack_") and event.seat is not None \
-                and event.value > old:
-            award = self._award
-            award.received[event.seat] = award.received.get(event.seat, 0) + event.value - old
-            award.events.append(event)
-            if sum(award.received.values()) >= award.amount:
-                found += self._close(view)
         return found
+
+    def _receive(self, event: ZoneChips, *, old: int, view: View) -> list[Finding]:
+        award = self._award
+        assert award is not None and event.seat is not None
+        award.received[event.seat] = award.received.get(event.seat, 0) + event.value - old
+        award.events.append(event)
+        return self._close(view) if sum(award.received.values()) >= award.amount else []
 
     def _close(self, view: View) -> list[Finding]:
         award, self._award = self._award, None

@@ -21,9 +21,8 @@ from floorman.rules.params import SkippedPlayer, StringBetEffect
 from floorman.rules.state import HandAction, PendingPush, Street
 
 
-def verify_string_bet(event: ChipsPushed, view: View) -> Finding | None:
-    """A8: the seat's trips so far go beyond the call, in more than one trip, with nothing declared."""
-    pending = view.state.pending
+def verify_string_bet(event: ChipsPushed, view: View, *, pending: PendingPush | None) -> Finding | None:
+    """A8: the seat's trips so far (`pending`) go beyond the call, in more than one trip, with nothing declared."""
     if pending is None or not can_string_bet(pending, event=event, view=view):
         return None
     facing = pending.facing_to
@@ -63,9 +62,8 @@ def verify_splash(event: ChipsPushed) -> Finding | None:
                                       fr=fr, en=en)
 
 
-def verify_out_of_turn_push(event: ChipsPushed, view: View) -> Finding | None:
-    """C1: the first trip of a push by a seat that did not have the action."""
-    pending = view.state.pending
+def verify_out_of_turn_push(event: ChipsPushed, pending: PendingPush | None) -> Finding | None:
+    """C1: the first trip of a push (`pending`) by a seat that did not have the action."""
     if event.trip != 1 or pending is None or pending.seq != event.seq or not pending.out_of_turn:
         return None
     return _out_of_turn(Evidence.of(event), seat=event.seat, key=f"act{event.seq}", what=("mise", "push"))
@@ -91,6 +89,12 @@ def verify_ruled_action(action: HandAction) -> list[Finding]:
     ruling = action.ruling
     if ruling is None:
         return []
+    rule_ids = ruling.rule_ids
+    short_raise = not action.could_raise and action.total_to > action.facing_to \
+        and action.kind in ("raise", "all_in", "bet")
+    if not (short_raise or RuleId.MIN_OPENING_BET in rule_ids or RuleId.UNDER_RAISE in rule_ids
+            or RuleId.UNDER_CALL in rule_ids):
+        return []
     evidence = _action_evidence(action)
     found: list[Finding] = []
     key = f"act{action.seq}"
@@ -110,7 +114,7 @@ def verify_ruled_action(action: HandAction) -> list[Finding]:
             rule=RuleId.UNDER_CALL, seat=action.seat, key=key,
             fr=f"Siège {action.seat} : suivi insuffisant (il devait {ruling.to_call}). {why_fr}",
             en=f"Seat {action.seat}: an under-call (owed {ruling.to_call}). {why_en}"))
-    if not action.could_raise and action.total_to > action.facing_to and action.kind in ("raise", "all_in", "bet"):
+    if short_raise:
         found.append(evidence.finding(
             rule=RuleId.SHORT_ALLIN_RERAISE, seat=action.seat, key=key,
             fr=f"Siège {action.seat} : relance à {action.total_to} alors qu'un tapis insuffisant ne lui a pas rouvert "
@@ -118,6 +122,47 @@ def verify_ruled_action(action: HandAction) -> list[Finding]:
             en=f"Seat {action.seat}: a raise to {action.total_to} although the short all-in did not reopen the "
                "betting to him (call or fold only)."))
     return found
+
+
+def faced_allin_below_big_blind(action: HandAction, view: View) -> bool:
+    """After the flop, a bet below the big blind is an all-in; before it, an all-in below the big blind this hand."""
+    big_blind = view.state.blinds[1]
+    if action.street is not Street.PREFLOP:
+        return 0 < action.facing_to < big_blind
+    for earlier in reversed(view.state.log):
+        if earlier.hand != action.hand or earlier.street is not action.street:
+            break
+        if earlier.seq < action.seq and earlier.kind == "all_in" and earlier.total_to < big_blind:
+            return True
+    return False
+
+
+def verify_allin_below_big_blind(action: HandAction, found: list[Finding], *, view: View) -> list[Finding]:
+    """A2 (000 9-6/9-7, 004 9-6/9-7, 003 8-6/8-7): facing an all-in below the big blind, an under-call or a raise
+    short of the minimum takes the A2 rule in place of A3 / A11."""
+    ruling = action.ruling
+    short = [f for f in found if f.rule in (RuleId.MIN_RAISE, RuleId.UNDER_CALL)]
+    if ruling is None or not (short or RuleId.UNDER_CALL in ruling.rule_ids):
+        return found
+    if not enabled(view, RuleId.ALLIN_BELOW_BIG_BLIND) or not faced_allin_below_big_blind(action, view):
+        return found
+    params = view.book.parameters
+    preflop = action.street is Street.PREFLOP
+    param = params.allin_below_bb_preflop if preflop else params.allin_below_bb_postflop
+    if any(f.rule is RuleId.MIN_RAISE for f in short):
+        what_fr, what_en = f"relance sous {ruling.min_raise_to}", f"a raise below {ruling.min_raise_to}"
+    else:
+        what_fr, what_en = "moins que le suivi complet", "less than the full call"
+    rule_fr = ("suivre le gros blind, relancer à 2 gros blinds au moins" if preflop
+               else "suivre le tapis, ou relancer d'un gros blind au moins au-dessus")
+    rule_en = ("call the full big blind or raise to at least two big blinds" if preflop
+               else "call the all-in, or raise by at least one big blind over it")
+    finding = _action_evidence(action).finding(
+        rule=RuleId.ALLIN_BELOW_BIG_BLIND, seat=action.seat, key=f"act{action.seq}", refs=param.cite,
+        provisional=any(f.provisional for f in short),
+        fr=f"Siège {action.seat} : face à un tapis inférieur au gros blind, {what_fr} ; il faut {rule_fr}.",
+        en=f"Seat {action.seat}: facing an all-in below the big blind, {what_en}; the rule is to {rule_en}.")
+    return [f for f in found if f not in short] + [finding]
 
 
 def verify_declaration_settles(event: Declaration, view: View, *, raised: set[str]) -> Finding | None:
@@ -155,7 +200,9 @@ class BettingChecks(Check):
             settled = verify_declaration_settles(event, view, raised=self._string_bets)
             return [] if settled is None else [settled]
         assert isinstance(event, ChipsPushed)
-        candidates = (verify_string_bet(event, view), verify_splash(event), verify_out_of_turn_push(event, view))
+        pending = view.state.pending
+        candidates = (verify_string_bet(event, view, pending=pending), verify_splash(event),
+                      verify_out_of_turn_push(event, pending))
         found = [f for f in candidates if f is not None and enabled(view, f.rule)]
         self._string_bets.update(f.key for f in found if f.rule is RuleId.STRING_BET)
         return found
@@ -163,7 +210,7 @@ class BettingChecks(Check):
     def on_actions(self, actions: tuple[HandAction, ...], view: View) -> list[Finding]:
         found: list[Finding] = []
         for action in actions:
-            found.extend(verify_ruled_action(action))
+            found.extend(verify_allin_below_big_blind(action, verify_ruled_action(action), view=view))
             if action.out_of_turn and action.trips == 0:
                 what = ("abandon", "fold") if action.kind == "fold" else ("parole", "check")
                 evidence = _action_evidence(action)

@@ -191,7 +191,8 @@ class ChipLedgerCheck(Check):
             used = min(amount, transit.amount)
             transit.amount -= used
             amount -= used
-        self._transit = [t for t in self._transit if t.amount > 0]
+        if any(t.amount <= 0 for t in self._transit):
+            self._transit = [t for t in self._transit if t.amount > 0]
         return amount
 
     def _expired(self, event: EventBase, view: View) -> list[Finding]:

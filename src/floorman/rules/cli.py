@@ -1,5 +1,8 @@
-"""`floorman ruling` (a bet ruling as JSON), `floorman rules --subscribe/--publish` (the checker service) and
-`floorman rules list|check|check-truth`."""
+"""`floorman ruling` (a bet ruling as JSON) and `floorman rules list|check|check-truth`.
+
+`floorman rules --subscribe ... --publish ...` (the checker on the event bus) needs the bus, which the rules
+package does not import: `floorman.serve` registers these commands through `register_commands` and adds the
+service's options to the `rules` parser it returns."""
 
 from __future__ import annotations
 
@@ -9,17 +12,15 @@ import sys
 from pathlib import Path
 
 from floorman.core.errors import SchemaError
-from floorman.rules.checker import RulesChecker
 from floorman.rules.rulebook import SHIPPED_RULEBOOKS, load_rulebook
 from floorman.rules.ruling_models import situation_from_json
 from floorman.rules.rulings import rule_bet
-from floorman.rules.service import RulesService
 from floorman.rules.truth_check import check_truth
 from floorman.rules.truth_io import read_truth_records, report_json, report_text, scenario_rulebook, truth_paths
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `floorman ruling` and `floorman rules`."""
+def register_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    """Add `floorman ruling` and `floorman rules` (its subcommands); return the `rules` parser."""
     ruling = subparsers.add_parser(
         "ruling", help="rule on a push (multi-chip, 50%% rule, oversized chip, string bet, short all-in)",
         description="Read a betting situation (JSON) and print the ruling (JSON). The ruling is a pure function "
@@ -34,15 +35,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "rules", help="run the rules checker as a ZeroMQ service; list or check rulebooks; score truth files",
         description="With --subscribe and --publish: check the events of one table (or all) and publish alerts "
         "as [floorman/<table>/alert, JSON]. Subcommands: list, check, check-truth.")
-    rules.add_argument("--subscribe", metavar="ENDPOINT", help="event endpoint to connect a SUB socket to "
-                       "(an edge or the broker's backend), e.g. tcp://127.0.0.1:5556")
-    rules.add_argument("--publish", metavar="ENDPOINT", help="endpoint of the alert PUB socket (connected; "
-                       "--publish-bind binds it)")
-    rules.add_argument("--publish-bind", action="store_true", help="bind the alert socket instead of connecting")
-    rules.add_argument("--rulebook", metavar="R", default=None, help=f"rulebook id ({', '.join(SHIPPED_RULEBOOKS)}) "
-                       "or path to a rulebook YAML")
-    rules.add_argument("--table", metavar="T", default=None, help="check this table only (default: every table)")
-    rules.set_defaults(handler=run_service)
+    rules.set_defaults(handler=run_without_service)
     sub = rules.add_subparsers(dest="rules_command", metavar="SUBCOMMAND")
     listing = sub.add_parser("list", help="list the shipped rulebooks and the checks each turns on")
     listing.set_defaults(handler=run_list)
@@ -56,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                        help="rulebook id or path (default: the 'rulebook' of the scenario.yaml beside the truth)")
     truth.add_argument("--json", action="store_true", help="print the report as JSON")
     truth.set_defaults(handler=run_check_truth)
+    return rules
 
 
 def _read_situation(name: str) -> tuple[str, str]:
@@ -93,23 +87,11 @@ def run_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_service(args: argparse.Namespace) -> int:
-    if not args.subscribe or not args.publish or not args.rulebook:
-        sys.stderr.write("floorman rules: expected --subscribe, --publish and --rulebook to run the checker, or a "
-                         "subcommand (list, check, check-truth)\n")
-        return 2
-    checker = RulesChecker(rulebook=load_rulebook(args.rulebook))
-    service = RulesService(checker=checker, subscribe=args.subscribe, publish=args.publish, table=args.table,
-                           bind_publish=args.publish_bind)
-    with service:
-        try:
-            service.run()
-        except KeyboardInterrupt:
-            pass
-    stats = service.stats
-    sys.stdout.write(f"events {stats.events}, alerts {stats.alerts}, malformed {stats.malformed}, "
-                     f"foreign {stats.foreign}\n")
-    return 0
+def run_without_service(args: argparse.Namespace) -> int:
+    del args
+    sys.stderr.write("floorman rules: expected --subscribe, --publish and --rulebook to run the checker, or a "
+                     "subcommand (list, check, check-truth)\n")
+    return 2
 
 
 def run_check_truth(args: argparse.Namespace) -> int:

@@ -171,13 +171,20 @@ class SanctionLadder(BaseModel):
 
     def rank(self, level: str) -> int:
         """Position of a level (0 = mildest); ValueError for an unknown level."""
-        for index, item in enumerate(self.levels):
-            if item.id == level:
-                return index
+        index = self._ranks.get(level)
+        if index is not None:
+            return index
         raise ValueError(f"unknown sanction level {level!r}, expected one of {[x.id for x in self.levels]}")
 
     def level(self, level: str) -> SanctionLevel:
         return self.levels[self.rank(level)]
+
+    @functools.cached_property
+    def _ranks(self) -> Mapping[str, int]:
+        ranks: dict[str, int] = {}
+        for index, item in enumerate(self.levels):
+            ranks.setdefault(item.id, index)
+        return MappingProxyType(ranks)
 
 
 class Rulebook(BaseModel):
@@ -233,12 +240,20 @@ class Rulebook(BaseModel):
         return self._quote_index
 
     def rule(self, rule_id: RuleId) -> RuleEntry | None:
-        for rule in self.rules:
-            if rule.id is rule_id:
-                return rule
-        return None
+        return self._rule_index.get(rule_id)
 
     def enabled_rules(self) -> tuple[RuleId, ...]:
+        return self._enabled
+
+    @functools.cached_property
+    def _rule_index(self) -> Mapping[RuleId, RuleEntry]:
+        index: dict[RuleId, RuleEntry] = {}
+        for rule in self.rules:
+            index.setdefault(rule.id, rule)
+        return MappingProxyType(index)
+
+    @functools.cached_property
+    def _enabled(self) -> tuple[RuleId, ...]:
         return tuple(rule.id for rule in self.rules if rule.enabled)
 
     @functools.cached_property
@@ -248,6 +263,20 @@ class Rulebook(BaseModel):
             seed, rule = ref.split(" ", 1)
             citations[ref] = Citation(rulebook=self.id, seed=seed, rule=rule, text_fr=text)
         return MappingProxyType(citations)
+
+    def citations_of(self, refs: tuple[str, ...]) -> tuple[Citation, ...]:
+        """The `Citation`s of the quoted references among `refs`, once each, in order (others left out)."""
+        found = self._citation_sets.get(refs)
+        if found is None:
+            quotes = self._citations
+            found = tuple(quotes[ref] for ref in dict.fromkeys(refs) if ref in quotes)
+            if len(self._citation_sets) < 4096:
+                self._citation_sets[refs] = found
+        return found
+
+    @functools.cached_property
+    def _citation_sets(self) -> dict[tuple[str, ...], tuple[Citation, ...]]:
+        return {}
 
     def citation(self, ref: str) -> Citation:
         """The `Citation` of a quoted reference; ValueError if this rulebook does not quote it."""

@@ -43,7 +43,7 @@ from floorman.rules.ruling_models import (
 __all__ = ["BetAmount", "BetRuling", "BetSituation", "RaiseTo", "RulingOption", "minimum_raise_to", "rule_bet"]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Spot:
     """The situation with its derived amounts."""
 
@@ -56,6 +56,8 @@ class _Spot:
     chips: tuple[ChipCount, ...]
     pushed: int
     stack: int | None
+    minimum: int | None = None
+    """`_min_raise_to`, once computed (the spot never changes)."""
 
     @property
     def owed(self) -> int:
@@ -98,6 +100,12 @@ def _opening_faced(spot: _Spot) -> bool:
 
 def _min_raise_to(spot: _Spot) -> int:
     """Minimum legal raise-to facing the current bet (or minimum opening bet when there is none)."""
+    if spot.minimum is None:
+        spot.minimum = _compute_min_raise_to(spot)
+    return spot.minimum
+
+
+def _compute_min_raise_to(spot: _Spot) -> int:
     params = spot.book.parameters
     facing, big_blind = spot.facing, spot.big_blind
     if facing == 0:
@@ -176,7 +184,7 @@ def _min_raise_refs(spot: _Spot) -> tuple[str, ...]:
     return params.min_first_raise.cite if _opening_faced(spot) else params.min_reraise_rule.cite
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Outcome:
     """A ruling before the chip arithmetic and the citations are filled in."""
 
@@ -436,8 +444,7 @@ def _finish(spot: _Spot, outcome: _Outcome) -> BetRuling:
     reopens, next_min, next_facing, next_last = _after(spot, action=outcome.action, total=outcome.total_to)
     choosing = outcome.action == "player_choice"
     refs = tuple(dict.fromkeys(outcome.refs))
-    quotes = spot.book.quotes()
-    citations = tuple(spot.book.citation(ref) for ref in refs if ref in quotes)
+    citations = spot.book.citations_of(refs)
     spent = outcome.total_to - spot.in_before
     return BetRuling(
         action=outcome.action,

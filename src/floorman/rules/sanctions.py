@@ -90,6 +90,7 @@ class SanctionRegister:
         self.rulebook = rulebook
         self.tournament_id = tournament_id
         self._entries: list[SanctionEntry] = []
+        self._flags: dict[tuple[str, str], int] = {}
         for entry in entries:
             self.record(entry)
 
@@ -112,6 +113,28 @@ class SanctionRegister:
                     raise ValueError(f"{name}: {exc}") from None
         self._entries.append(entry)
         logger.info("sanction recorded: %s %s %s", entry.player, entry.infraction, entry.level)
+
+    def replace_entries(self, entries: Iterable[SanctionEntry]) -> None:
+        """Take the director's register as it now is (re-read from its file); the alert counts are kept."""
+        previous = self._entries
+        self._entries = []
+        try:
+            for entry in entries:
+                self.record(entry)
+        except ValueError:
+            self._entries = previous
+            raise
+
+    def flag(self, *, player: str, infraction: str | RuleId) -> int:
+        """Count one more alert of `infraction` for `player` (an alert, not a sanction); return the count."""
+        key = (player, infraction.value if isinstance(infraction, RuleId) else infraction)
+        count = self._flags.get(key, 0) + 1
+        self._flags[key] = count
+        return count
+
+    def flagged(self, *, player: str, infraction: str | RuleId) -> int:
+        """How many alerts of `infraction` `player` had in this tournament (kept across hands and tables)."""
+        return self._flags.get((player, infraction.value if isinstance(infraction, RuleId) else infraction), 0)
 
     def suggest(self, *, player: str, infraction: str | RuleId, level: str | None = None,
                 big_blind: int | None = None) -> SanctionSuggestion:
@@ -212,8 +235,7 @@ class SanctionRegister:
             reasons=tuple(reasons), citations=self._cite(refs))
 
     def _cite(self, refs: Iterable[str]) -> tuple[Citation, ...]:
-        quotes = self.rulebook.quotes()
-        return tuple(self.rulebook.citation(ref) for ref in dict.fromkeys(refs) if ref in quotes)
+        return self.rulebook.citations_of(tuple(refs))
 
     # ------------------------------------------------------------------------------------------ persistence
 

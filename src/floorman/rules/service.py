@@ -1,147 +1,105 @@
-"""`floorman rules --subscribe ... --publish ...`: the checker as a ZeroMQ service.
+"""The rules checker as a service, without the transport: ordered events in, alert messages out.
 
-A SUB socket connects to the event endpoint (an edge, or the broker's backend) and subscribes to
-``floorman/<table>/`` (or ``floorman/`` for every table). Each message must be two frames ``[topic, payload]``
-with a JSON payload that `decode_event` accepts and a topic that matches it; anything else is counted and
-logged (rate-limited), never raised. Alerts go out on a PUB socket as ``[b"floorman/<table>/alert", JSON]``.
-Both sockets connect by default (to a broker); `bind_publish` binds the alert socket instead.
+The transport lives in `floorman.serve` (the bus's gap-filling `EventSubscriber` in, a PUB socket out): the rules
+package does not know the bus. `CheckerService.feed(events)` takes the events a subscriber hands out (each
+once, in seq order per publisher) and returns the alerts they raised. Heartbeats are the cameras' health, not
+play: their `t` is the publisher's wall clock, which need not be the capture clock of the table events, so they
+are counted and not given to the checker.
+
+Sanctions: one `SanctionRegister` for the whole tournament (every table, every hand), so each alert carries the
+ladder's suggestion for that seat and how many alerts of the rule the seat had so far. When the director keeps
+the register as a JSON file (`register_path`), it is read at start and read again whenever it changes, so the
+ladder climbs on the sanctions he recorded; the service never writes it (it suggests, it never applies).
+
+`alert_message(alert)` is the bus message of an alert: ``[b"floorman/<table>/alert", JSON]``.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-
-import zmq
+from pathlib import Path
 
 from floorman.core.alerts import Alert
 from floorman.core.errors import SchemaError
-from floorman.core.events import TOPIC_ROOT, decode_event, event_topic
+from floorman.core.events import EventBase, Heartbeat, event_topic
 from floorman.rules.checker import RulesChecker
+from floorman.rules.rulebook import Rulebook
+from floorman.rules.sanctions import SanctionRegister
 
 logger = logging.getLogger(__name__)
 
-_LOG_FIRST = 10
+ALERT_TYPE = "alert"
+
+
+def alert_message(alert: Alert) -> list[bytes]:
+    """``[topic, payload]`` of an alert on the bus."""
+    return [event_topic(alert.table_id, ALERT_TYPE).encode(), alert.model_dump_json().encode()]
+
+
+def is_alert_topic(topic: bytes) -> bool:
+    """Whether a bus topic is an alert's (``floorman/<table>/alert``), not an event's."""
+    return topic.rpartition(b"/")[2] == ALERT_TYPE.encode()
 
 
 @dataclass
-class ServiceStats:
-    """Counters since the service started."""
+class CheckerStats:
+    """Counters of the checker side since the service started."""
 
-    received: int = 0
     events: int = 0
-    malformed: int = 0
-    foreign: int = 0
+    heartbeats: int = 0
     alerts: int = 0
+    register_loads: int = 0
 
 
-def subscription_prefix(table: str | None) -> str:
-    """``floorman/<table>/``, or ``floorman/`` for every table."""
-    return f"{TOPIC_ROOT}/" if table is None else f"{TOPIC_ROOT}/{table}/"
+class CheckerService:
+    """The checker of every table, one sanction register for the tournament, and the register file's reloads."""
 
+    def __init__(self, *, rulebook: Rulebook, tournament_id: str = "tournament",
+                 register_path: str | Path | None = None) -> None:
+        self.register = SanctionRegister(rulebook=rulebook, tournament_id=tournament_id)
+        self.checker = RulesChecker(rulebook=rulebook, register=self.register)
+        self.register_path = None if register_path is None else Path(register_path)
+        self.stats = CheckerStats()
+        self._register_stamp: tuple[int, int] | None = None
+        self.refresh_register()
 
-class RulesService:
-    """Events in on a SUB socket, alerts out on a PUB socket."""
-
-    def __init__(self, *, checker: RulesChecker, subscribe: str, publish: str, table: str | None = None,
-                 bind_publish: bool = False) -> None:
-        for name, endpoint in (("subscribe", subscribe), ("publish", publish)):
-            if "://" not in endpoint:
-                raise ValueError(f"{name}: expected a ZeroMQ endpoint such as tcp://127.0.0.1:5556, got {endpoint!r}")
-        self.checker = checker
-        self.subscribe_endpoint = subscribe
-        self.publish_endpoint = publish
-        self.table = table
-        self.bind_publish = bind_publish
-        self.prefix = subscription_prefix(table).encode()
-        self.stats = ServiceStats()
-        self._context: zmq.Context[zmq.Socket[bytes]] | None = None
-        self._sub: zmq.Socket[bytes] | None = None
-        self._pub: zmq.Socket[bytes] | None = None
-
-    def start(self) -> RulesService:
-        context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-        sub = context.socket(zmq.SUB)
-        sub.linger = 0
-        sub.subscribe(self.prefix)
-        sub.connect(self.subscribe_endpoint)
-        pub = context.socket(zmq.PUB)
-        pub.linger = 1000
-        if self.bind_publish:
-            pub.bind(self.publish_endpoint)
-        else:
-            pub.connect(self.publish_endpoint)
-        self._context, self._sub, self._pub = context, sub, pub
-        logger.info("rules service: events from %s (prefix %s), alerts to %s", self.subscribe_endpoint,
-                    self.prefix.decode(), self.publish_endpoint)
-        return self
-
-    def close(self) -> None:
-        for sock in (self._sub, self._pub):
-            if sock is not None:
-                sock.close()
-        self._sub = self._pub = None
-        if self._context is not None:
-            self._context.term()
-            self._context = None
-
-    def __enter__(self) -> RulesService:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def run(self, *, stop: threading.Event | None = None, poll_ms: int = 100) -> ServiceStats:
-        """Serve until `stop` is set (or forever)."""
-        if self._sub is None:
-            raise RuntimeError("the service is not started")
-        while stop is None or not stop.is_set():
-            if not self._sub.poll(poll_ms, zmq.POLLIN):
+    def feed(self, events: Iterable[EventBase]) -> list[Alert]:
+        """The alerts raised by `events` (taken in the order given)."""
+        alerts: list[Alert] = []
+        process = self.checker.process
+        for event in events:
+            if isinstance(event, Heartbeat):
+                self.stats.heartbeats += 1
                 continue
-            while True:
-                try:
-                    frames = self._sub.recv_multipart(zmq.NOBLOCK)
-                except zmq.Again:
-                    break
-                self.publish(self.handle_message(frames))
-        return self.stats
+            self.stats.events += 1
+            alerts += process(event)
+        self.stats.alerts += len(alerts)
+        return alerts
 
-    def handle_message(self, frames: Sequence[bytes]) -> list[Alert]:
-        """Check and decode one message, feed it to the checker; a bad message is counted, never raised."""
-        self.stats.received += 1
-        if len(frames) != 2:
-            return self._drop("foreign", f"expected 2 frames [topic, payload], got {len(frames)}")
-        topic, payload = bytes(frames[0]), bytes(frames[1])
-        if not topic.startswith(self.prefix):
-            return self._drop("foreign", f"topic {topic[:80]!r} is not under {self.prefix.decode()!r}")
+    def refresh_register(self) -> bool:
+        """Read the register file again if it changed since the last read; whether it was read.
+
+        A file that cannot be read or parsed keeps the register as it was (logged); rejected entries are
+        logged and left out."""
+        path = self.register_path
+        if path is None:
+            return False
         try:
-            event = decode_event(payload)
+            stat = path.stat()
+        except FileNotFoundError:
+            return False
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        if stamp == self._register_stamp:
+            return False
+        self._register_stamp = stamp
+        try:
+            loaded, rejected = SanctionRegister.load_lenient(path, rulebook=self.register.rulebook)
+            self.register.replace_entries(loaded.entries)
         except (SchemaError, ValueError) as exc:
-            return self._drop("malformed", f"topic {topic[:80]!r}: {exc}")
-        if topic != event_topic(event.table_id, event.type).encode():
-            return self._drop("foreign", f"topic {topic[:80]!r} does not match a {event.type} of {event.table_id}")
-        self.stats.events += 1
-        return self.checker.process(event)
-
-    def publish(self, alerts: Sequence[Alert]) -> None:
-        if not alerts:
-            return
-        if self._pub is None:
-            raise RuntimeError("the service is not started")
-        for alert in alerts:
-            self._pub.send_multipart([event_topic(alert.table_id, "alert").encode(),
-                                      alert.model_dump_json().encode()])
-            self.stats.alerts += 1
-            logger.info("alert %s: %s seat %s", alert.alert_id, alert.rule.value, alert.seat)
-
-    def _drop(self, kind: str, reason: str) -> list[Alert]:
-        count = self.stats.malformed + 1 if kind == "malformed" else self.stats.foreign + 1
-        if kind == "malformed":
-            self.stats.malformed = count
-        else:
-            self.stats.foreign = count
-        if count <= _LOG_FIRST or count % 1000 == 0:
-            logger.warning("dropped a %s message (%s so far): %s", kind, count, reason)
-        return []
+            logger.warning("sanction register %s not taken: %s", path, exc)
+            return False
+        self.stats.register_loads += 1
+        logger.info("sanction register %s: %s entries (%s rejected)", path, len(loaded.entries), len(rejected))
+        return True

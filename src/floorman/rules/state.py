@@ -8,6 +8,9 @@ still raise, and the pot. Each push is ruled by `rule_bet` under the table's rul
 player faces is the ruled one (a 45-A call with change counts as a call). An action out of turn is recorded
 (and binds) but leaves the turn where it was. A burn or board card that comes while a player still owes an
 action is flagged (`card_while_round_open`) and its street opens only once that betting round is over.
+Blinds follow the dead-button system and the pots are layered by the all-ins (floorman.rules.pots). Antes are
+dead money: a push of the level's ante before the hole cards (or the part of a blind post above the blind, the
+big-blind ante) goes into the pot without counting as a bet.
 `update` returns the `HandAction`s the event completed; `snapshot()` gives a frozen view.
 
 It never raises on a well-typed event that makes no sense here (a push with no hand running, a fold of a seat
@@ -16,11 +19,9 @@ not in the hand): such events are counted in `ignored` and logged.
 
 from __future__ import annotations
 
-import enum
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Literal
 
 from pydantic import ValidationError
 
@@ -37,83 +38,26 @@ from floorman.core.events import (
     ZoneCards,
     ZoneChips,
 )
+from floorman.rules.hand_model import (
+    STREET_BY_BOARD,
+    ActionKind,
+    HandAction,
+    HandSnapshot,
+    PendingPush,
+    SeatView,
+    Street,
+)
 from floorman.rules.params import ReopenByAccumulation
+from floorman.rules.pots import Pot, blind_seats, side_pots
 from floorman.rules.rulebook import Rulebook
 from floorman.rules.ruling_models import BetAmount, BetRuling, BetSituation, DeclarationWord, RaiseTo
 from floorman.rules.rulings import rule_bet
 
+__all__ = ["ActionKind", "HandAction", "HandSnapshot", "HandState", "PendingPush", "SeatView", "Street"]
+
 logger = logging.getLogger(__name__)
 
-ActionKind = Literal["post_small_blind", "post_big_blind", "check", "call", "bet", "raise", "all_in", "fold",
-                     "player_choice"]
-
-
-class Street(enum.StrEnum):
-    WAITING = "waiting"
-    """No hand running (before the first shuffle or hole card)."""
-    PREFLOP = "preflop"
-    FLOP = "flop"
-    TURN = "turn"
-    RIVER = "river"
-
-
-_STREET_BY_BOARD = {0: Street.PREFLOP, 1: Street.FLOP, 2: Street.FLOP, 3: Street.FLOP, 4: Street.TURN,
-                    5: Street.RIVER}
-
-
-@dataclass(frozen=True)
-class HandAction:
-    """One completed action, appended to the hand log."""
-
-    hand: int
-    street: Street
-    seat: int
-    kind: ActionKind
-    total_to: int
-    trips: int
-    seq: int
-    t: float
-    out_of_turn: bool
-    ruling: BetRuling | None = None
-    facing_to: int = 0
-    """The bet the seat faced before acting."""
-    could_raise: bool = True
-    """Whether the seat still had the right to raise (CATALOG A4) before acting."""
-    frame: int = 0
-    """Frame of the event that started the action."""
-    chips: int = 0
-    """Number of chips pushed (0 for an action without chips)."""
-
-
-@dataclass(frozen=True)
-class SeatView:
-    seat: int
-    stack: int | None
-    in_hand: bool
-    folded: bool
-    all_in: bool
-    street_in: int
-    hand_in: int
-    may_raise: bool
-
-
-@dataclass(frozen=True)
-class HandSnapshot:
-    """A frozen view of the table."""
-
-    hand: int
-    street: Street
-    button: int | None
-    blinds: tuple[int, int]
-    board: tuple[str, ...]
-    seats: tuple[SeatView, ...]
-    actor: int | None
-    facing_bet_to: int
-    last_full_raise: int
-    pot: int
-
-
-@dataclass
+@dataclass(slots=True, eq=False)
 class _Seat:
     seat: int
     stack: int | None = None
@@ -126,7 +70,7 @@ class _Seat:
     raise_closed: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class _Pending:
     seat: int
     trips: list[tuple[ChipCount, ...]] = field(default_factory=list)
@@ -136,22 +80,6 @@ class _Pending:
     facing_to: int = 0
     could_raise: bool = True
     frame: int = 0
-
-
-@dataclass(frozen=True)
-class PendingPush:
-    """The push in progress: the trips of one seat so far, and what he declared before it."""
-
-    seat: int
-    trips: tuple[tuple[ChipCount, ...], ...]
-    value: int
-    in_before: int
-    facing_to: int
-    declared: bool
-    out_of_turn: bool
-    seq: int
-    t: float
-    frame: int
 
 
 class HandState:
@@ -166,6 +94,10 @@ class HandState:
         self.street = Street.WAITING
         self.button: int | None = None
         self.blinds: tuple[int, int] = (0, 0)
+        self.ante = 0
+        self._previous_big: int | None = None
+        self.anted: set[int] = set()
+        """Seats that posted an ante (or a big-blind ante) in the current hand."""
         self.board: list[str] = []
         self.facing_bet_to = 0
         self.last_full_raise = 0
@@ -212,21 +144,33 @@ class HandState:
         return sum(s.hand_in for s in self._seats.values())
 
     @property
+    def pots(self) -> list[Pot]:
+        """The main pot and the side pots of the current hand (floorman.rules.pots.side_pots)."""
+        contributions = {s.seat: s.hand_in for s in self._order if s.hand_in > 0}
+        live = [s.seat for s in self._order if s.in_hand and not s.folded]
+        return side_pots(contributions, live=live, all_in=[s.seat for s in self._order if s.all_in])
+
+    @property
     def actor(self) -> int | None:
         """Whose turn it is; None between hands, while blinds are pending, or when the round is closed."""
-        if self.street is Street.WAITING or self._blind_seats or self._last_seat is None:
+        last = self._last_seat
+        if self.street is Street.WAITING or self._blind_seats or last is None:
             return None
-        live = [s for s in self._ordered() if s.in_hand and not s.folded]
-        if len(live) < 2:
+        facing = self.facing_bet_to
+        live = all_in = 0
+        owing: list[_Seat] = []
+        for seat in self._order:
+            if seat.in_hand:
+                all_in += seat.all_in
+                if not seat.folded:
+                    live += 1
+                    if not seat.all_in and (not seat.acted or seat.street_in < facing):
+                        owing.append(seat)
+        if live < 2 or not owing:
             return None
-        owing = [s for s in live if not s.all_in and (not s.acted or s.street_in < self.facing_bet_to)]
-        if not owing or (len(owing) == 1 and len(live) - len(self.all_in_seats) <= 1
-                         and owing[0].street_in >= self.facing_bet_to):
+        if len(owing) == 1 and live - all_in <= 1 and owing[0].street_in >= facing:
             return None
-        for seat in self._clockwise_after(self._last_seat):
-            if seat in owing:
-                return seat.seat
-        return None
+        return next((s.seat for s in owing if s.seat > last), owing[0].seat)  # clockwise from the last actor
 
     @property
     def round_open(self) -> bool:
@@ -238,7 +182,13 @@ class HandState:
         """The hand was dealt and at most one player is left in it (won by folds)."""
         if not self.dealt or self.street is Street.WAITING:
             return False
-        return sum(1 for s in self._order if s.in_hand and not s.folded) <= 1
+        live = 0
+        for seat in self._order:
+            if seat.in_hand and not seat.folded:
+                live += 1
+                if live > 1:
+                    return False
+        return True
 
     @property
     def pending(self) -> PendingPush | None:
@@ -301,6 +251,7 @@ class HandState:
     def _on_blinds(self, event: EventBase) -> list[HandAction]:
         assert isinstance(event, BlindsLevel)
         self.blinds = (event.small_blind, event.big_blind)
+        self.ante = event.ante
         return []
 
     def _on_button(self, event: EventBase) -> list[HandAction]:
@@ -341,7 +292,7 @@ class HandState:
             self._seat(event.seat).in_hand = True
             self.dealt.add(event.seat)
         elif event.to_zone in ("board", "muck") and self.street is not Street.WAITING and self.dealt:
-            opening = event.to_zone == "board" and _STREET_BY_BOARD.get(self._board_cards + 1) is self.street
+            opening = event.to_zone == "board" and STREET_BY_BOARD.get(self._board_cards + 1) is self.street
             self.card_while_round_open = self.round_open and not self.hand_over and not opening
             if event.to_zone == "board" and not self.hand_over:
                 self._board_card(event.card)
@@ -351,7 +302,7 @@ class HandState:
         self._board_cards += 1
         if card is not None:
             self.board.append(card)
-        street = _STREET_BY_BOARD.get(self._board_cards, Street.RIVER)
+        street = STREET_BY_BOARD.get(self._board_cards, Street.RIVER)
         if self.card_while_round_open:  # the round goes on; the street opens when it is over (003 2-13..2-16)
             self._deferred_street = street
         elif street is not self.street:
@@ -361,6 +312,9 @@ class HandState:
         assert isinstance(event, ChipsPushed)
         if self.street is Street.WAITING:
             self._ignore("chips pushed with no hand running", event)
+            return []
+        if self._is_ante(event):
+            self._post_ante(self._seat(event.seat), event.value)
             return []
         done: list[HandAction] = []
         if self._pending is not None and (self._pending.seat != event.seat or event.trip == 1):
@@ -374,6 +328,20 @@ class HandState:
         if event.seat in self._blind_seats:
             done += self._finish_pending()
         return done
+
+    def _is_ante(self, event: ChipsPushed) -> bool:
+        """An ante: the level's ante pushed before the hole cards by a seat that owes no blind now and has not
+        anted (or less, all-in)."""
+        if not self.ante or self.dealt or event.seat in self._blind_seats or event.seat in self.anted:
+            return False
+        stack = self._seats[event.seat].stack if event.seat in self._seats else None
+        return event.value == self.ante or (event.value < self.ante and stack == 0)
+
+    def _post_ante(self, state: _Seat, amount: int) -> None:
+        self.anted.add(state.seat)
+        state.in_hand = True
+        state.hand_in += amount
+        state.all_in = state.stack == 0
 
     def _on_tap(self, event: EventBase) -> list[HandAction]:
         assert isinstance(event, Tap)
@@ -450,6 +418,7 @@ class HandState:
         self.last_folder = None
         self.lifted = {}
         self.blinds_posted = 0
+        self.anted = set()
         occupied = [s for s in self._ordered() if s.stack is None or s.stack > 0]
         for state in self._seats.values():
             state.in_hand = state in occupied
@@ -461,16 +430,14 @@ class HandState:
         self._last_seat = next((s for s, kind in self._blind_seats.items() if kind == "post_big_blind"), None)
 
     def _blind_positions(self, occupied: list[_Seat]) -> dict[int, ActionKind]:
-        if self.button is None or len(occupied) < 2:
+        seats = blind_seats(seats=[s.seat for s in occupied], button=self.button, previous_big=self._previous_big)
+        if seats.big is None:
             return {}
-        seats = [s.seat for s in occupied]
-        after = [s for s in seats if s > self.button] + [s for s in seats if s <= self.button]
-        if len(seats) == 2:  # heads-up: the small blind is on the button (003 7-11)
-            small = self.button if self.button in seats else after[0]
-            big = next(s for s in seats if s != small)
-        else:
-            small, big = after[0], after[1]
-        return {small: "post_small_blind", big: "post_big_blind"}
+        self._previous_big = seats.big
+        positions: dict[int, ActionKind] = {seats.big: "post_big_blind"}
+        if seats.small is not None:
+            positions[seats.small] = "post_small_blind"
+        return positions
 
     def _new_street(self, street: Street) -> None:
         self.street = street
@@ -521,7 +488,11 @@ class HandState:
     def _post_blind(self, state: _Seat, *, kind: ActionKind, pushed: int, pending: _Pending) -> HandAction:
         self.blinds_posted += 1
         state.in_hand = True
-        state.street_in += pushed
+        blind = self.blinds[1] if kind == "post_big_blind" else self.blinds[0]
+        ante = min(pushed - blind, self.ante) if self.ante and pushed > blind and state.seat not in self.anted else 0
+        if ante:
+            self.anted.add(state.seat)
+        state.street_in += pushed - ante
         state.hand_in += pushed
         state.all_in = state.stack == 0
         return HandAction(hand=self.hand, street=self.street, seat=state.seat, kind=kind, total_to=state.street_in,

@@ -1,9 +1,9 @@
 """Replay a scenario's truth events through the checker and score its alerts against the expected ones.
 
-An expected alert (rule, seat, window) is met by an alert of the same rule and seat first raised at an event
-whose time lies inside the window; each alert meets at most one expected alert. Alerts cleared later
-(confidence 0) do not count. Precision is met alerts over raised alerts, recall met expected over expected
-(both 1.0 when there is nothing to raise and nothing was raised).
+An expected alert (rule, seat, window) is met by an alert of the same rule and seat whose `raised_at` (the time
+of the event that made the checker raise it) lies inside the window; each alert meets at most one expected
+alert. Alerts cleared later (confidence 0) do not count. Precision is met alerts over raised alerts, recall met
+expected over expected (both 1.0 when there is nothing to raise and nothing was raised).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from floorman.rules.rulebook import Rulebook
 
 @dataclass(frozen=True)
 class RaisedAlert:
-    """An alert and the time of the event that first raised it."""
+    """An alert (its latest version) and when it was first raised (`Alert.raised_at`)."""
 
     alert: Alert
     raised_at: float
@@ -57,21 +57,22 @@ def replay(events: Iterable[EventBase], *, rulebook: Rulebook,
            settings: CheckerSettings | None = None) -> tuple[list[RaisedAlert], int]:
     """Every alert raised on the stream (latest version of each, cleared ones left out), and the event count."""
     checker = RulesChecker(rulebook=rulebook, settings=settings)
-    first: dict[str, float] = {}
     latest: dict[str, Alert] = {}
     count = 0
-    t = 0.0
     for event in events:
         count += 1
-        t = event.t
         for alert in checker.process(event):
-            first.setdefault(alert.alert_id, t)
             latest[alert.alert_id] = alert
     for alert in checker.flush():
-        first.setdefault(alert.alert_id, t)
         latest[alert.alert_id] = alert
-    raised = [RaisedAlert(alert=a, raised_at=first[i]) for i, a in latest.items() if a.confidence > 0]
+    raised = [RaisedAlert(alert=a, raised_at=_raised_at(a)) for a in latest.values() if a.confidence > 0]
     return raised, count
+
+
+def _raised_at(alert: Alert) -> float:
+    if alert.raised_at is None:
+        raise ValueError(f"expected an alert with raised_at, got {alert.alert_id} without one")
+    return alert.raised_at
 
 
 def score(raised: list[RaisedAlert], expected: Iterable[ExpectedAlert], *, rulebook: str,
