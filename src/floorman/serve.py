@@ -65,12 +65,12 @@ class RulesService:
 
     def __init__(self, *, core: CheckerService, subscribe: str, publish: str, table: str | None = None,
                  bind_publish: bool = False, replay: Mapping[PublisherKey | str, ReplayTarget] | None = None,
-                 replay_timeout: float = 1.0) -> None:
+                 replay_timeout: float = 1.0, discovery_wait: float = 3.0) -> None:
         self.core = core
         self.publish_endpoint = check_endpoint(publish, bind=bind_publish, name="publish")
         self.bind_publish = bind_publish
         self.subscriber = EventsOnly(subscribe, tables=None if table is None else [table], replay=replay,
-                                     replay_timeout=replay_timeout)
+                                     replay_timeout=replay_timeout, discovery_wait=discovery_wait)
         self.published = 0
         self._context: zmq.Context[zmq.Socket[bytes]] | None = None
         self._pub: zmq.Socket[bytes] | None = None
@@ -169,7 +169,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     rules.add_argument("--table", metavar="T", default=None, help="check this table only (default: every table)")
     rules.add_argument("--replay", metavar="[TABLE=]ENDPOINT", action="append", default=[],
                        help="where a table's edge answers replay requests, to fill gaps (repeatable; a bare "
-                       "ENDPOINT is for --table). Without one, a gap is counted lost at once")
+                       "ENDPOINT is for --table). Without one, the endpoint the edge announces in its heartbeats "
+                       "is used; a gap seen before any heartbeat waits up to --discovery-wait seconds for one")
+    rules.add_argument("--discovery-wait", metavar="S", type=float, default=3.0,
+                       help="seconds a gap may wait for the edge's heartbeat to announce its replay endpoint "
+                       "(default: %(default)s; 0 counts such a gap lost at once)")
     rules.add_argument("--tournament", metavar="ID", default="tournament",
                        help="tournament id of the sanction register (default: %(default)s)")
     rules.add_argument("--register", metavar="FILE.json", type=Path, default=None,
@@ -188,7 +192,7 @@ def run_service(args: argparse.Namespace) -> int:
         core = CheckerService(rulebook=load_rulebook(args.rulebook), tournament_id=args.tournament,
                               register_path=args.register)
         service = RulesService(core=core, subscribe=args.subscribe, publish=args.publish, table=args.table,
-                               bind_publish=args.publish_bind, replay=targets)
+                               bind_publish=args.publish_bind, replay=targets, discovery_wait=args.discovery_wait)
     except ValueError as exc:
         sys.stderr.write(f"floorman rules: {exc}\n")
         return 2
