@@ -28,7 +28,7 @@ $(DEV): pyproject.toml | $(VENV)/bin/python
 venv: $(DEV)
 
 demo: $(RUNTIME)
-	$(VENV)/bin/floorman datasets preview --out $(DEMO_OUT)
+	$(VENV)/bin/floorman demo --out $(DEMO_OUT)
 
 lint: $(DEV)
 	$(VENV)/bin/ruff check src tests benchmarks

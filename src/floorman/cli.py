@@ -17,13 +17,15 @@ Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], No
 
 def _registrars() -> list[Registrar]:
     from floorman.datasets.cli import register as register_datasets
+    from floorman.demo import register as register_demo
     from floorman.edge.cli import register as register_edge
     from floorman.models.cli import register as register_models
     from floorman.serve import register as register_rules
     from floorman.vision.cli import register as register_vision
     from floorman.vision.detect_cli import register as register_detect
 
-    return [register_datasets, register_models, register_vision, register_detect, register_rules, register_edge]
+    return [register_datasets, register_models, register_vision, register_detect, register_rules, register_edge,
+            register_demo]
 
 
 def build_parser() -> argparse.ArgumentParser:
