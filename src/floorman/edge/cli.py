@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from floorman.core.errors import ConfigError
@@ -81,13 +82,24 @@ def broker_security(args: argparse.Namespace) -> BrokerSecurity | None:
                           consumer_keys=consumers)
 
 
+@contextlib.contextmanager
+def terminate_sets(stopping: threading.Event) -> Iterator[None]:
+    """Inside: SIGTERM sets `stopping` (in the main thread only, where Python handles signals)."""
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stopping.set()) if in_main else None
+    try:
+        yield
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
+
+
 def run_broker(args: argparse.Namespace, *, stop: threading.Event | None = None) -> int:
     """Run the broker until interrupted, terminated (SIGTERM) or until `stop` is set."""
     stopping = stop or threading.Event()
     broker = Broker(args.frontend, args.backend, security=broker_security(args))
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stopping.set()) if in_main else None
-    try:
+    with terminate_sets(stopping), contextlib.ExitStack() as cleanup:
+        cleanup.callback(broker.stop)
         try:
             broker.start()
         except OSError as exc:
@@ -97,10 +109,6 @@ def run_broker(args: argparse.Namespace, *, stop: threading.Event | None = None)
         sys.stdout.flush()
         while not stopping.is_set() and not broker.wait(0.2):
             pass
-    finally:
-        broker.stop()
-        if in_main:
-            signal.signal(signal.SIGTERM, previous)
     logger.info("broker stopped")
     return 0
 
@@ -192,9 +200,8 @@ def run_edge(args: argparse.Namespace, *, stop: threading.Event | None = None) -
     """Run the edge agent until interrupted, terminated, `stop` is set or a file source is done."""
     stopping = stop or threading.Event()
     agent = build_agent(edge_config(args), security=edge_security(args))
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stopping.set()) if in_main else None
-    try:
+    with terminate_sets(stopping), contextlib.ExitStack() as cleanup:
+        cleanup.callback(agent.stop)
         try:
             agent.start()
         except OSError as exc:
@@ -203,10 +210,6 @@ def run_edge(args: argparse.Namespace, *, stop: threading.Event | None = None) -
                          f"on {agent.publisher.advertised}\n")
         sys.stdout.flush()
         agent.run(stopping)
-    finally:
-        agent.stop()
-        if in_main:
-            signal.signal(signal.SIGTERM, previous)
     stats = agent.pipeline.stats
     sys.stdout.write(f"edge {args.table}/{args.camera}: {stats.captured} frames captured, {stats.analysed} "
                      f"analysed, {stats.dropped} dropped, {stats.events} events published\n")

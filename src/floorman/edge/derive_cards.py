@@ -14,8 +14,8 @@ from floorman.core.geometry import as_points, distance_to_boundary
 from floorman.core.layout import TableLayout, ZoneKind
 from floorman.core.table_state import SeenCard, TableState
 from floorman.edge.derive import DeriveConfig, Emitter, zone_seat
-from floorman.edge.derive_hands import HandDeriver
-from floorman.edge.derive_track import Settle, Track, Tracker
+from floorman.edge.derive_hands import HandDeriver, ZoneDeriver
+from floorman.edge.derive_track import Track
 
 CardContent = tuple[tuple[str, ...], int]
 _KINDS = (ZoneKind.HOLE, ZoneKind.BOARD, ZoneKind.MUCK, ZoneKind.DECK)
@@ -23,19 +23,12 @@ FROM_DECK = "from_deck"
 PLACED = "placed"
 
 
-class CardDeriver:
+class CardDeriver(ZoneDeriver[CardContent]):
     """Card zones and deals."""
 
     def __init__(self, layout: TableLayout, *, config: DeriveConfig, out: Emitter, hands: HandDeriver) -> None:
-        self.layout = layout
-        self.config = config
-        self.out = out
-        self.hands = hands
-        self.tracker = Tracker(match_mm=config.match_mm, still_mm=config.still_mm, lost_s=config.lost_s)
-        self.zones = [z.name for z in layout.all_zones if z.kind in _KINDS]
+        super().__init__(layout, config=config, out=out, hands=hands, kinds=_KINDS)
         self._deck = layout.zone("deck").points
-        self._settle: dict[str, Settle[CardContent]] = {
-            name: Settle(config.settle_frames, config.settle_s) for name in self.zones}
         self._members: dict[str, set[int]] = {name: set() for name in self.zones}
         self.last_from_deck = -1.0
         """When a card last left the deck stub."""

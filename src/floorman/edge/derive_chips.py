@@ -26,8 +26,8 @@ from floorman.core.events import ChipsPushed, HandZone, RailCrossing, ZoneChips
 from floorman.core.layout import TableLayout, ZoneKind
 from floorman.core.table_state import SeenChips, TableState
 from floorman.edge.derive import DeriveConfig, Emitter, zone_seat
-from floorman.edge.derive_hands import HandDeriver
-from floorman.edge.derive_track import Settle, Track, Tracker
+from floorman.edge.derive_hands import HandDeriver, ZoneDeriver
+from floorman.edge.derive_track import Settle, Track
 
 ChipContent = tuple[tuple[int, int], ...]  # (denomination, count), highest first
 _KINDS = (ZoneKind.STACK, ZoneKind.HOLE, ZoneKind.BET, ZoneKind.POT)
@@ -82,18 +82,11 @@ def _difference(new: ChipContent, old: ChipContent) -> ChipContent:
     return tuple(sorted(((d, n) for d, n in delta.items() if n > 0), reverse=True))
 
 
-class ChipDeriver:
+class ChipDeriver(ZoneDeriver[ChipContent]):
     """Chip zones, pushes and rail crossings."""
 
     def __init__(self, layout: TableLayout, *, config: DeriveConfig, out: Emitter, hands: HandDeriver) -> None:
-        self.layout = layout
-        self.config = config
-        self.out = out
-        self.hands = hands
-        self.tracker = Tracker(match_mm=config.match_mm, still_mm=config.still_mm, lost_s=config.lost_s)
-        self.zones = [z.name for z in layout.all_zones if z.kind in _KINDS]
-        self._settle: dict[str, Settle[ChipContent]] = {
-            name: Settle(config.settle_frames, config.settle_s) for name in self.zones}
+        super().__init__(layout, config=config, out=out, hands=hands, kinds=_KINDS)
         self._cover: dict[str, Settle[bool]] = {
             name: Settle(config.settle_frames, config.cover_min_s) for name in self.zones if name.startswith("stack_")}
         self._pickups: dict[int, _Pickup] = {}

@@ -10,9 +10,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from floorman.core.events import ButtonMoved, HandZone, Tap
-from floorman.core.layout import TableLayout
+from floorman.core.layout import TableLayout, ZoneKind
 from floorman.core.table_state import PointMm, SeenHand, TableState
 from floorman.edge.derive import DeriveConfig, Emitter, zone_seat
 from floorman.edge.derive_track import Settle, Track, Tracker
@@ -181,3 +182,23 @@ class ButtonDeriver:
             self.layout, button.position_mm or (0.0, 0.0), dealer=False)
         if self.seat.observe(seat, state.t) and self.seat.committed is not None:
             self.out.emit(ButtonMoved, seat=self.seat.committed)
+
+
+ContentT = TypeVar("ContentT")
+
+
+class ZoneDeriver(Generic[ContentT]):
+    """What the card and chip derivers share: the zones of some kinds, each with its settling content, a
+    tracker of their objects, and the hands (which hide objects and carry them)."""
+
+    def __init__(self, layout: TableLayout, *, config: DeriveConfig, out: Emitter, hands: HandDeriver,
+                 kinds: Iterable[ZoneKind]) -> None:
+        self.layout = layout
+        self.config = config
+        self.out = out
+        self.hands = hands
+        self.tracker = Tracker(match_mm=config.match_mm, still_mm=config.still_mm, lost_s=config.lost_s)
+        wanted = set(kinds)
+        self.zones = [z.name for z in layout.all_zones if z.kind in wanted]
+        self._settle: dict[str, Settle[ContentT]] = {
+            name: Settle(config.settle_frames, config.settle_s) for name in self.zones}
