@@ -50,6 +50,15 @@ def test_reads_each_design_at_any_rotation(design: int, card: str, angle: float)
     reading = recognise_card(image, box=box)
     assert reading.card == card
     assert reading.confidence >= MIN_CONFIDENCE
+    assert reading.source in ("classifier", "both")
+
+
+@pytest.mark.parametrize("design", range(N_DECK_DESIGNS))
+def test_the_index_matcher_alone_reads_each_design(design: int) -> None:
+    image = table(seed=design)
+    box, _ = place_card(image, "QS", design=design, angle_deg=33.0)
+    reading = recognise_card(image, box=box, use_classifier=False)
+    assert (reading.card, reading.source) == ("QS", "index")
     assert reading.corners_read >= 2
 
 
@@ -68,14 +77,16 @@ def test_given_corners_skip_the_outline_search() -> None:
     assert np.abs(np.sort(reading.corners_px, axis=0) - np.sort(corners, axis=0)).max() < 1e-3
 
 
-def test_card_with_one_corner_covered_is_read_from_the_other() -> None:
+@pytest.mark.parametrize("use_classifier", [True, False])
+def test_card_with_one_corner_covered_is_read_from_the_other(use_classifier: bool) -> None:
     image = table(seed=5)
     box, corners = place_card(image, "9D", design=0, angle_deg=20.0)
     top_left = corners[0] + 0.12 * (corners[1] - corners[0]) + 0.1 * (corners[3] - corners[0])
     cv2.circle(image, (round(top_left[0]), round(top_left[1])), 40, (30, 30, 160), thickness=-1)
-    reading = recognise_card(image, box=box)
+    reading = recognise_card(image, box=box, use_classifier=use_classifier)
     assert reading.card == "9D"
-    assert reading.corners_read == 1
+    if not use_classifier:
+        assert reading.corners_read == 1
 
 
 @pytest.mark.parametrize("seed", [0, 3, 11])

@@ -1,4 +1,4 @@
-"""`floorman models train|export|info`."""
+"""`floorman models train|export|info|train-cards`."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sub = parser.add_subparsers(dest="models_command", metavar="SUBCOMMAND", required=True)
     _register_train(sub)
     _register_export(sub)
+    _register_train_cards(sub)
     info = sub.add_parser("info", help="print what an exported ONNX detector declares")
     info.add_argument("model", type=Path, help="ONNX file")
     info.set_defaults(handler=run_info)
@@ -86,6 +87,40 @@ def _register_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     export.add_argument("--calibration-count", type=int, default=64, help="calibration images used")
     export.add_argument("--no-int8", action="store_true", help="write the fp32 model only")
     export.set_defaults(handler=run_export)
+
+
+def _register_train_cards(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # The card classifier's recipe (models/cards_train.py; torch is imported only when it runs).
+    cards = sub.add_parser("train-cards", help="train the card classifier on rendered cards and export it to ONNX",
+                           description="Render frames (cached in chunks under --cache), cut every face-up card into "
+                           "patches, add composites of card faces on plain tables, train for --minutes and write the "
+                           "ONNX classifier the card recogniser loads.")
+    cards.add_argument("--cache", type=Path, default=Path("/tmp/floorman_cards"), help="patch cache folder")
+    cards.add_argument("--seed", type=int, default=7100, help="render seed (never a test seed)")
+    cards.add_argument("--frames", type=int, default=750, help="frames to render; the last --val-frames held out")
+    cards.add_argument("--val-frames", type=int, default=50, help="held-out frames for the validation figure")
+    cards.add_argument("--composites", type=int, default=8500, help="composite patches (0: none)")
+    cards.add_argument("--composite-seed", type=int, default=7200, help="composite seed")
+    cards.add_argument("--render-workers", type=int, default=1, help="render processes")
+    cards.add_argument("--minutes", type=float, default=36.0, help="training time")
+    cards.add_argument("--steps", type=int, help="train this many steps instead of --minutes (reproducible)")
+    cards.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    cards.add_argument("--out", type=Path, help="ONNX output (default: the shipped vision/data/card_classifier.onnx)")
+    cards.set_defaults(handler=run_train_cards)
+
+
+def run_train_cards(args: argparse.Namespace) -> int:
+    from floorman.models.cards_train import DEFAULT_OUT, CardTrainConfig, train_cards
+
+    config = CardTrainConfig(cache=args.cache, seed=args.seed, frames=args.frames, val_frames=args.val_frames,
+                             composites=args.composites, composite_seed=args.composite_seed,
+                             render_workers=args.render_workers, minutes=args.minutes, steps=args.steps,
+                             threads=args.threads,
+                             out=args.out or DEFAULT_OUT)
+    path, result = train_cards(config)
+    sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB); held-out card accuracy "
+                     f"{result.card_accuracy:.4f} on {result.faces} faces, face/not-face {result.face_accuracy:.4f}\n")
+    return 0
 
 
 def run_train(args: argparse.Namespace) -> int:

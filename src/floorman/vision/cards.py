@@ -1,15 +1,19 @@
-"""Read a face-up card's rank and suit from its corner index.
+"""Read a face-up card's rank and suit: a small trained classifier on the whole card, and an index matcher.
 
 `recognise_card(image, box=...)` finds candidate outlines of the card inside a detector box (the region of the
 paper's colour, with and without cutting it along image edges; a quadrilateral fitted to its sides, as
-perspective makes it; and card-shaped cuts of it when it is the card merged with a neighbour), rectifies each
-to a canonical upright card with the long side as height, and reads the index at the four corner positions
-(top-left and top-right, upright and turned 180 degrees: either corner of a card in any rotation). Each rank
-glyph and suit pip is scored against templates rendered from every simulator deck design (nearest template
-by cosine similarity, and a linear classifier; `data/card_index_templates.npz`, built by
-`benchmarks/cards.py templates`); red versus black ink is a cue for the suit. The corners read are averaged;
-corners or outlines that disagree, a single corner, and a small card lower the confidence. With `corners`
-(from a keypoint detector, say) the outline search is skipped.
+perspective makes it; and card-shaped cuts of it when it is the card merged with a neighbour). The card
+classifier (`cards_cnn`: a CNN trained on rendered cards, `floorman models train-cards`) reads each outline
+warped upright to a 64 x 88 patch, in both orientations, together with card-shaped outlines fitted to the box
+(`box_quads`); the most confident outline wins, larger ones preferred a little (`_classify`).
+When it is not sure (`_CNN_SURE`), the index matcher reads too: each outline rectified to a canonical upright
+card, the index read at the four corner positions (either corner of a card in any rotation), each rank glyph
+and suit pip scored against templates rendered from every simulator deck design (nearest template by cosine
+similarity, and a linear classifier; `data/card_index_templates.npz`, built by `benchmarks/cards.py
+templates`), red versus black ink a cue for the suit. The two readings are combined (`_combine`): agreeing,
+the confidence rises; disagreeing, the classifier wins when fairly sure (it measures far better), else the
+more confident, at a lower confidence. With `corners` (from a
+keypoint detector, say) the outline search is skipped.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from floorman.core.cards import Card
+from floorman.vision.cards_cnn import CardClassifier, CnnReading, default_classifier
 from floorman.vision.cards_index import (
     CANON_H,
     CANON_W,
@@ -59,19 +64,27 @@ _CARD_ASPECT = (1.397, 1.544)  # height / width of poker and bridge cards
 _RED_CUE = (0.12, 0.18)  # redness below the first is black ink, above the second red
 _COLOUR_PENALTY = 0.5  # similarity taken off suits of the other colour when the colour is clear
 _MIN_QUALITY = 0.75  # corners whose best rank or suit similarity is lower are ignored
+_CNN_SURE = 0.9  # a classifier reading this confident is taken without the index matcher
+_AREA_PREFERENCE = 0.15  # score bonus of the largest outline candidate over a vanishing one
+_CNN_TRUSTED = 0.5  # a classifier reading this confident wins over a disagreeing index matcher
+_BOX_MARGIN = 1.15  # a detector box grown by its margin, over the card's own bounding box
+_BOX_STEP_DEG = 5.0  # turns tried by `box_quads`
+_BOX_FIT = 0.06  # how far a card-shaped outline's bounding box may be off the box, a share of its long side
 
 
 @dataclass(frozen=True)
 class CardReading:
     """What `recognise_card` read: the card (None when unsure), a confidence in 0..1, the card's outline
-    (TL, TR, BR, BL of the upright or upside-down card, in image pixels; None when no outline was found), and
-    how many corner indices were read and agreed."""
+    (TL, TR, BR, BL of the upright or upside-down card, in image pixels; None when no outline was found), how
+    many corner indices the index matcher read and how many agreed (0 when it did not run), and which reader
+    gave the card: "classifier", "index", "both" (they agreed) or "none"."""
 
     card: str | None
     confidence: float
     corners_px: FloatArray | None
     corners_read: int = 0
     corners_agreeing: int = 0
+    source: str = "none"
 
 
 @dataclass(frozen=True)
@@ -250,7 +263,8 @@ def _fills_box(quad: FloatArray, *, width: int, height: int) -> bool:
 
 def quad_candidates(quad: FloatArray) -> list[FloatArray]:
     """`quad` and, when its aspect is not a card's, the card-shaped quads cut from either end of it (the region
-    found may be the card merged with a neighbour)."""
+    found may be the card merged with a neighbour) or, when it is too short, grown from either end (the region
+    may be the visible part of a card partly covered along its length)."""
     tl, tr, br, bl = quad
     width, height = float(np.linalg.norm(tr - tl)), float(np.linalg.norm(bl - tl))
     aspect = height / max(width, 1e-6)
@@ -262,9 +276,34 @@ def quad_candidates(quad: FloatArray) -> list[FloatArray]:
                     np.array([bl + t * (tl - bl), br + t * (tr - br), br, bl], dtype=np.float32)]
     elif aspect < _CARD_ASPECT[0] * 0.95:
         t = height / _CARD_ASPECT[0] / width
+        e = width * _CARD_ASPECT[0] / height
         out += [np.array([tl, tl + t * (tr - tl), bl + t * (br - bl), bl], dtype=np.float32),
-                np.array([tr + t * (tl - tr), tr, br, br + t * (bl - br)], dtype=np.float32)]
+                np.array([tr + t * (tl - tr), tr, br, br + t * (bl - br)], dtype=np.float32),
+                np.array([tl, tr, tr + e * (br - tr), tl + e * (bl - tl)], dtype=np.float32),
+                np.array([bl + e * (tl - bl), br + e * (tr - br), br, bl], dtype=np.float32)]
     return [order_corners(q) for q in out]
+
+
+def box_quads(box: tuple[int, int, int, int], *, limit: int = 6) -> list[FloatArray]:
+    """Card-shaped outlines whose bounding box is `box` shrunk by the detector margin: for each turn in steps
+    of `_BOX_STEP_DEG`, the card size that best fits the box, kept when it fits within `_BOX_FIT`; the best
+    `limit` fits. A fallback for a card whose outline the colour regions do not give (on a table of nearly the
+    paper's colour, overlapped by its neighbours), for the classifier to choose from."""
+    x0, y0, x1, y1 = box
+    centre = np.array([(x0 + x1) / 2.0, (y0 + y1) / 2.0])
+    size = np.array([x1 - x0, y1 - y0], dtype=np.float64) / _BOX_MARGIN
+    fits: list[tuple[float, FloatArray]] = []
+    for aspect in _CARD_ASPECT:
+        unit = np.array([[-0.5, -aspect / 2], [0.5, -aspect / 2], [0.5, aspect / 2], [-0.5, aspect / 2]])
+        for angle in np.radians(np.arange(0.0, 180.0, _BOX_STEP_DEG)):
+            turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+            corners = unit @ turn.T
+            extent = corners.max(axis=0) - corners.min(axis=0)
+            width = float(extent @ size / (extent @ extent))
+            error = float(np.abs(extent * width - size).max() / size.max())
+            if error <= _BOX_FIT:
+                fits.append((error, order_corners((centre + corners * width).astype(np.float32))))
+    return [quad for _, quad in sorted(fits, key=lambda item: item[0])[:limit]]
 
 
 def rectify(image_bgr: Image, corners: FloatArray) -> Image:
@@ -340,25 +379,76 @@ def _resolution_factor(corners: FloatArray) -> float:
     return float(np.clip((width - _RESOLUTION_PX[0]) / (_RESOLUTION_PX[1] - _RESOLUTION_PX[0]), 0.2, 1.0))
 
 
-def recognise_card(image_bgr: Any, *, box: Any = None, corners: Any = None,
-                   templates: IndexTemplates | None = None) -> CardReading:
+def recognise_card(image_bgr: Any, *, box: Any = None, corners: Any = None, templates: IndexTemplates | None = None,
+                   classifier: CardClassifier | None = None, use_classifier: bool = True) -> CardReading:
     """Read the face-up card inside `box` (x0, y0, x1, y1 with some margin) or with outline `corners`
-    (TL, TR, BR, BL pixels; skips the outline search). Returns card None and a low confidence when unsure."""
+    (TL, TR, BR, BL pixels; skips the outline search). Returns card None and a low confidence when unsure.
+
+    The classifier (`classifier`, default the shipped one; none with `use_classifier=False`) reads every
+    outline candidate; when its best reading is not sure, the index matcher reads too, and the two are
+    combined (`_combine`)."""
     image = _check_image(image_bgr)
     if box is None and corners is None:
         raise ValueError("expected a box or corners, got neither")
     if corners is not None:
         quads = [order_corners(_check_corners(corners))]
+        candidates = quads
     else:
         quads = find_card_quads(image, _check_box(box, image.shape))
-    reading, outline = _best_reading(image, quads, templates=templates)
-    card = reading.card
-    if card is None or reading.confidence < MIN_CONFIDENCE:
-        log.debug("card unsure: best %s at confidence %.2f", card, reading.confidence)
-        card = None
-    return CardReading(card=None if card is None else str(Card.parse(card)), confidence=reading.confidence,
-                       corners_px=outline, corners_read=reading.corners_read,
-                       corners_agreeing=reading.corners_agreeing)
+        candidates = [c for quad in quads for c in quad_candidates(quad)]
+    net = None if not use_classifier else classifier if classifier is not None else default_classifier()
+    learned: tuple[CnnReading, FloatArray] | None = None
+    if net is not None:
+        extra = box_quads(_check_box(box, image.shape)) if corners is None else []
+        learned = _classify(net, image, candidates + extra)
+    if learned is not None and learned[0].confidence >= _CNN_SURE:
+        reading = CardReading(card=learned[0].card, confidence=learned[0].confidence, corners_px=learned[1],
+                              source="classifier")
+    else:
+        index, outline = _best_reading(image, quads, templates=templates)
+        reading = _combine(learned, index, outline)
+    if reading.card is None or reading.confidence < MIN_CONFIDENCE:
+        log.debug("card unsure: best %s at confidence %.2f", reading.card, reading.confidence)
+        return replace(reading, card=None)
+    return replace(reading, card=str(Card.parse(reading.card)))
+
+
+def _classify(net: CardClassifier, image: Image, candidates: list[FloatArray]) -> tuple[CnnReading, FloatArray] | None:
+    """The classifier's choice among `candidates`: the most confident outline, larger ones preferred a little
+    (`_AREA_PREFERENCE`: an outline cut short hides pips, so a 9 may read as a 7, but an outline grown past
+    the card adds none), at its confidence times the square root of its card's share of the confidence summed
+    over all outlines; and that outline."""
+    if not candidates:
+        return None
+    readings = net.read(image, candidates)
+    areas = np.array([cv2.contourArea(c.reshape(-1, 1, 2)) for c in candidates], dtype=np.float64)
+    scores = [r.confidence + _AREA_PREFERENCE * a / max(float(areas.max()), 1e-9) for r, a in zip(readings, areas,
+                                                                                                  strict=True)]
+    best = int(np.argmax(scores))
+    share = sum(r.confidence for r in readings if r.card == readings[best].card) / max(
+        sum(r.confidence for r in readings), 1e-9)
+    return replace(readings[best], confidence=readings[best].confidence * float(np.sqrt(share))), candidates[best]
+
+
+def _combine(learned: tuple[CnnReading, FloatArray] | None, index: IndexReading,
+             outline: FloatArray | None) -> CardReading:
+    """The classifier's and the index matcher's readings as one: agreeing, the confidence either alone would
+    leave unexplained; disagreeing, the classifier's when it is at least fairly sure (`_CNN_TRUSTED`: it
+    measures far better), else the more confident of the two, each at a lower confidence."""
+    from_index = CardReading(card=index.card, confidence=index.confidence, corners_px=outline,
+                             corners_read=index.corners_read, corners_agreeing=index.corners_agreeing, source="index")
+    if learned is None:
+        return from_index
+    cnn, quad = learned
+    if index.card is None or index.confidence <= 0.0:
+        return CardReading(card=cnn.card, confidence=cnn.confidence, corners_px=quad, source="classifier")
+    if index.card == cnn.card:
+        confidence = 1.0 - (1.0 - cnn.confidence) * (1.0 - index.confidence)
+        return replace(from_index, confidence=float(confidence), corners_px=quad, source="both")
+    if cnn.confidence >= min(index.confidence, _CNN_TRUSTED):  # the matcher is confidently wrong at times
+        return CardReading(card=cnn.card, confidence=cnn.confidence * (1.0 - 0.5 * index.confidence),
+                           corners_px=quad, source="classifier")
+    return replace(from_index, confidence=index.confidence * (1.0 - cnn.confidence))
 
 
 def _best_reading(image: Image, quads: list[FloatArray], *,

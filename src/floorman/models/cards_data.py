@@ -1,0 +1,288 @@
+"""Training patches for the card classifier, cut from simulator renders.
+
+Each rendered frame (`random_sample` on `image_rng(seed, index)`, the dataset renderer's own draw) gives, for
+every face-up card at least `MIN_VISIBLE` visible and `MIN_WIDTH_PX` wide, a few views of the card warped to
+the classifier's patch: its true outline with small and larger corner jitter (as an outline finder's error
+would be), and the rotated rectangle around its visible pixels (what an outline finder sees of a partly
+covered card). Other objects (face-down cards, chips, hands, the button) give negative patches the same way.
+The patch geometry (`PatchSpec`) is written into the exported model, and `floorman.vision.cards_cnn` warps
+patches by it, so training and inference cut them alike.
+
+Patches are cached on disk in chunks of `CHUNK` frames (`chunk_SEED_START.npz`), so a build resumes and the
+training reads them back without rendering again.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from floorman.core.cards import Card, full_deck
+from floorman.datasets.effects import Effects, apply_effects
+from floorman.datasets.random_scene import random_sample
+from floorman.datasets.render import Renderer, RenderResult
+from floorman.datasets.render_dataset import TRAINING_OPTIONS, image_rng
+from floorman.datasets.scene import DetectorClass
+from floorman.datasets.textures import N_DECK_DESIGNS, card_face
+
+logger = logging.getLogger(__name__)
+
+RANK_CODES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+SUIT_CODES = ("S", "H", "D", "C")
+CHUNK = 25  # frames per cache file
+MIN_VISIBLE = 0.55
+MIN_WIDTH_PX = 18.0
+NEGATIVES_PER_FRAME = 3
+_JITTER = (0.015, 0.04)  # corner jitter, fraction of the card width: a good and a rough outline
+
+Image = npt.NDArray[np.uint8]
+FloatArray = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class PatchSpec:
+    """The classifier's input: the card warped upright (portrait) to `width` x `height` pixels, through a warp
+    to `supersample` times that size then area-averaged down (no aliasing from large cards)."""
+
+    width: int = 64
+    height: int = 88
+    supersample: int = 2
+
+
+@dataclass(frozen=True)
+class Samples:
+    """Patches (N, H, W, 3) BGR uint8 with rank and suit ids (-1 for a negative) and whether each is a face."""
+
+    patches: Image
+    rank: npt.NDArray[np.int64]
+    suit: npt.NDArray[np.int64]
+
+    @property
+    def is_face(self) -> npt.NDArray[np.bool_]:
+        return np.asarray(self.rank >= 0)
+
+    def __len__(self) -> int:
+        return int(self.patches.shape[0])
+
+    @classmethod
+    def concat(cls, parts: list[Samples], *, spec: PatchSpec) -> Samples:
+        if not parts:
+            return cls(patches=np.zeros((0, spec.height, spec.width, 3), np.uint8), rank=np.zeros(0, np.int64),
+                       suit=np.zeros(0, np.int64))
+        return cls(patches=np.concatenate([p.patches for p in parts]), rank=np.concatenate([p.rank for p in parts]),
+                   suit=np.concatenate([p.suit for p in parts]))
+
+
+def warp_patch(image: Image, corners: FloatArray, *, spec: PatchSpec) -> Image:
+    """The quadrilateral `corners` (TL, TR, BR, BL of a portrait card) warped to the patch."""
+    big_w, big_h = spec.width * spec.supersample, spec.height * spec.supersample
+    target = np.array([[0, 0], [big_w, 0], [big_w, big_h], [0, big_h]], dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), target)
+    big = cv2.warpPerspective(image, matrix, (big_w, big_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(cv2.resize(big, (spec.width, spec.height), interpolation=cv2.INTER_AREA), dtype=np.uint8)
+
+
+def _width(corners: FloatArray) -> float:
+    return float(min(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1])))
+
+
+def _visible_rect(mask: npt.NDArray[np.bool_], *, near: FloatArray | None) -> FloatArray | None:
+    """The rotated rectangle around the visible pixels, clockwise, portrait, and (given `near`) its corners in
+    the order closest to `near`'s."""
+    points = np.argwhere(mask)[:, ::-1].astype(np.float32)
+    if len(points) < 20:
+        return None
+    rect = np.asarray(cv2.boxPoints(cv2.minAreaRect(points)), dtype=np.float32)
+    centre = rect.mean(axis=0)
+    rect = rect[np.argsort(np.arctan2(rect[:, 1] - centre[1], rect[:, 0] - centre[0]))]  # clockwise on screen
+    if near is None:
+        if np.linalg.norm(rect[1] - rect[0]) > np.linalg.norm(rect[2] - rect[1]):
+            rect = np.roll(rect, -1, axis=0)
+        return rect
+    errors = [float(np.linalg.norm(np.roll(rect, -k, axis=0) - near)) for k in range(4)]
+    return np.roll(rect, -int(np.argmin(errors)), axis=0).astype(np.float32)
+
+
+def _jittered(corners: FloatArray, rng: np.random.Generator, *, fraction: float) -> FloatArray:
+    width = _width(corners)
+    centre = corners.mean(axis=0)
+    scale = float(rng.normal(1.0, fraction))
+    out = centre + (corners - centre) * scale + rng.normal(0.0, fraction * width, size=(4, 2))
+    return np.asarray(out, dtype=np.float32)
+
+
+def frame_samples(result: RenderResult, rng: np.random.Generator, *, spec: PatchSpec) -> Samples:
+    """The positive and negative patches of one rendered frame."""
+    patches: list[Image] = []
+    ranks: list[int] = []
+    suits: list[int] = []
+    negatives = 0
+    for obj in result.objects:
+        face = obj.cls == DetectorClass.CARD_FACE and bool(obj.face_up) and obj.corners_px is not None
+        if face and obj.visible_fraction >= MIN_VISIBLE and obj.card is not None:
+            corners = np.asarray(obj.corners_px, dtype=np.float32)
+            if _width(corners) < MIN_WIDTH_PX:
+                continue
+            card = Card.parse(obj.card)
+            views = [_jittered(corners, rng, fraction=f) for f in _JITTER]
+            rect = _visible_rect(result.instance_mask == obj.id, near=corners)
+            views.append(rect if rect is not None and obj.visible_fraction < 0.97 else
+                         _jittered(corners, rng, fraction=_JITTER[0]))
+            for view in views:
+                patches.append(warp_patch(result.image, view, spec=spec))
+                ranks.append(RANK_CODES.index(card.rank.code))
+                suits.append(SUIT_CODES.index(card.suit.value))
+        elif not face and negatives < NEGATIVES_PER_FRAME and rng.random() < 0.5:
+            rect = _visible_rect(result.instance_mask == obj.id, near=None)
+            if rect is not None and _width(rect) >= MIN_WIDTH_PX:
+                patches.append(warp_patch(result.image, _jittered(rect, rng, fraction=_JITTER[0]), spec=spec))
+                ranks.append(-1)
+                suits.append(-1)
+                negatives += 1
+    if not patches:
+        return Samples.concat([], spec=spec)
+    return Samples(patches=np.stack(patches), rank=np.array(ranks, np.int64), suit=np.array(suits, np.int64))
+
+
+def render_frame(seed: int, index: int, *, spec: PatchSpec) -> Samples:
+    """Frame `index` of `seed`, drawn and rendered as `floorman datasets render` draws it, cut into patches."""
+    rng = image_rng(seed, index)
+    scene, camera = random_sample(rng, size=None)
+    effects = Effects.random(rng)
+    result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=effects, rng=rng)
+    return frame_samples(result, np.random.default_rng([seed, index, 7]), spec=spec)
+
+
+_FACE_PPM = 4.0  # composites start from faces drawn at this scale (cached), shrunk to the wanted size
+_TABLE_BGR = ((62, 110, 38), (52, 92, 24), (128, 72, 30), (36, 34, 34), (98, 94, 92), (128, 178, 212),
+              (150, 194, 222), (104, 156, 196), (170, 208, 232), (72, 118, 168))
+
+
+def _paste(canvas: Image, face: Image, matrix: FloatArray) -> None:
+    """Warp the BGRA `face` by the 2x3 `matrix` onto `canvas` (in place), blending by its alpha."""
+    h, w = canvas.shape[:2]
+    warped = cv2.warpAffine(face, matrix, (w, h), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
+    alpha = warped[..., 3:4].astype(np.float32) / 255.0
+    canvas[:] = (warped[..., :3] * alpha + canvas * (1.0 - alpha)).astype(np.uint8)
+
+
+def _placed(face: Image, *, width_px: float, angle: float, centre: tuple[float, float]) -> FloatArray:
+    """The 2x3 matrix putting `face` at `centre`, turned by `angle` degrees, `width_px` wide."""
+    h, w = face.shape[:2]
+    matrix = cv2.getRotationMatrix2D((w / 2.0, h / 2.0), angle, width_px / w)
+    matrix[:, 2] += (centre[0] - w / 2.0, centre[1] - h / 2.0)
+    return np.asarray(matrix, dtype=np.float32)
+
+
+def composite_sample(rng: np.random.Generator, *, spec: PatchSpec) -> tuple[Image, int, int]:
+    """One card face pasted on a plain table at a random size and angle, maybe partly under another card or a
+    round blob (a chip, a fingertip), through the camera effects; its jittered outline warped to the patch.
+    Returns the patch and the rank and suit ids."""
+    deck = full_deck()
+    card = deck[int(rng.integers(len(deck)))]
+    face = card_face(card, design=int(rng.integers(N_DECK_DESIGNS)), px_per_mm=_FACE_PPM)
+    width_px = float(np.exp(rng.uniform(np.log(22.0), np.log(260.0))))
+    side = int(width_px * 2.2) + 8
+    canvas = np.empty((side, side, 3), dtype=np.uint8)
+    canvas[:] = _TABLE_BGR[int(rng.integers(len(_TABLE_BGR)))]
+    canvas[:] = np.clip(canvas + rng.normal(0.0, rng.uniform(2.0, 10.0), size=canvas.shape), 0, 255).astype(np.uint8)
+    centre = (side / 2.0, side / 2.0)
+    matrix = _placed(face, width_px=width_px, angle=float(rng.uniform(0.0, 360.0)), centre=centre)
+    _paste(canvas, face, matrix)
+    h, w = face.shape[:2]
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) @ matrix[:, :2].T + matrix[:, 2]
+    if rng.random() < 0.4:
+        _cover(canvas, rng, corners=corners, width_px=width_px)
+    image = apply_effects(canvas, Effects.random(rng), rng=rng)
+    patch = warp_patch(image, _jittered(corners, rng, fraction=float(rng.choice(_JITTER))), spec=spec)
+    return patch, RANK_CODES.index(card.rank.code), SUIT_CODES.index(card.suit.value)
+
+
+def _cover(canvas: Image, rng: np.random.Generator, *, corners: FloatArray, width_px: float) -> None:
+    """Another card over one end of the card, or a round blob over one of its sides (a chip, a fingertip)."""
+    end = corners[:2].mean(axis=0) if rng.random() < 0.5 else corners[2:].mean(axis=0)
+    side = corners[[0, 3]].mean(axis=0) if rng.random() < 0.5 else corners[[1, 2]].mean(axis=0)
+    if rng.random() < 0.5:
+        deck = full_deck()
+        other = card_face(deck[int(rng.integers(len(deck)))], design=int(rng.integers(N_DECK_DESIGNS)),
+                          px_per_mm=_FACE_PPM)
+        away = end + (end - corners.mean(axis=0)) * float(rng.uniform(0.55, 1.0))
+        _paste(canvas, other, _placed(other, width_px=width_px, angle=float(rng.uniform(0, 360)),
+                                      centre=(float(away[0]), float(away[1]))))
+    else:
+        colour = tuple(int(v) for v in rng.integers(0, 256, size=3))
+        radius = max(2, round(width_px * float(rng.uniform(0.15, 0.35))))
+        centre = side + (side - corners.mean(axis=0)) * float(rng.uniform(0.0, 0.6))
+        cv2.circle(canvas, (round(float(centre[0])), round(float(centre[1]))), radius, colour, thickness=-1)
+
+
+COMPOSITE_CHUNK = 500  # composite patches per cache file
+
+
+def build_composites(cache: Path, *, seed: int, count: int, spec: PatchSpec) -> list[Path]:
+    """`count` composite patches (rounded up to whole chunks), chunk k drawn from seed (`seed`, k) and cached
+    as its own file (skipped when saved)."""
+    return [_composite_chunk(cache, seed=seed, chunk=k, spec=spec) for k in range(-(-count // COMPOSITE_CHUNK))]
+
+
+def _composite_chunk(cache: Path, *, seed: int, chunk: int, spec: PatchSpec) -> Path:
+    path = cache / f"composite_{seed}_{chunk:04d}.npz"
+    if path.is_file():
+        return path
+    cache.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng([seed, chunk, 11])
+    patches, ranks, suits = [], [], []
+    for _ in range(COMPOSITE_CHUNK):
+        patch, rank, suit = composite_sample(rng, spec=spec)
+        patches.append(patch)
+        ranks.append(rank)
+        suits.append(suit)
+    partial = path.with_suffix(".partial.npz")
+    np.savez(partial, patches=np.stack(patches), rank=np.array(ranks, np.int64), suit=np.array(suits, np.int64))
+    partial.replace(path)
+    return path
+
+
+def chunk_path(cache: Path, *, seed: int, start: int) -> Path:
+    return cache / f"chunk_{seed}_{start:07d}.npz"
+
+
+def build_chunk(job: tuple[Path, int, int, int, PatchSpec]) -> Path:
+    """Render frames start .. start + count - 1 of `seed` and save their patches (skipped when saved)."""
+    cache, seed, start, count, spec = job
+    path = chunk_path(cache, seed=seed, start=start)
+    if path.is_file():
+        return path
+    cv2.setNumThreads(1)
+    samples = Samples.concat([render_frame(seed, i, spec=spec) for i in range(start, start + count)], spec=spec)
+    partial = path.with_suffix(".partial.npz")
+    np.savez(partial, patches=samples.patches, rank=samples.rank, suit=samples.suit)
+    partial.replace(path)
+    logger.info("cached %d patches from frames %d..%d of seed %d", len(samples), start, start + count - 1, seed)
+    return path
+
+
+def build_cache(cache: Path, *, seed: int, frames: int, spec: PatchSpec, workers: int = 1) -> list[Path]:
+    """Render `frames` frames of `seed` into chunk files under `cache` (existing chunks are kept)."""
+    if frames < 1 or workers < 1:
+        raise ValueError(f"expected at least one frame and one worker, got frames={frames}, workers={workers}")
+    cache.mkdir(parents=True, exist_ok=True)
+    jobs = [(cache, seed, start, min(CHUNK, frames - start), spec) for start in range(0, frames, CHUNK)]
+    if workers == 1:
+        return [build_chunk(job) for job in jobs]
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        return list(pool.imap(build_chunk, jobs))
+
+
+def load_cache(paths: list[Path], *, spec: PatchSpec) -> Samples:
+    parts = []
+    for path in paths:
+        with np.load(path) as data:
+            parts.append(Samples(patches=data["patches"], rank=data["rank"], suit=data["suit"]))
+    return Samples.concat(parts, spec=spec)

@@ -1,0 +1,263 @@
+"""`floorman models train-cards`: train the card classifier on rendered patches and export it to ONNX.
+
+The network (`CardNet`, about 0.2 M parameters) reads a card patch (`PatchSpec`: the card warped upright to
+64 x 88 px, BGR 0..255) and gives three outputs: the rank (13-way softmax), the suit (4-way softmax) and
+whether the patch is a card face at all (sigmoid; trained on patches of face-down cards, chips, hands and the
+button, and off outlines). It standardises each patch itself (exposure and white balance vary), so the
+exported graph takes raw pixels. Training draws each batch from the patch cache (`cards_data`) with
+augmentation: the card turned 180 degrees (indices sit in opposite corners), exposure, white balance, noise,
+blur and a covering blob on part of the card. Runs on one CPU thread by default; on CUDA when present.
+
+The ONNX model carries its patch geometry as metadata (`floorman_patch`: "64,88,2"), which
+`floorman.vision.cards_cnn` reads, so training and inference cut patches alike.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional
+
+from floorman.models.cards_data import (
+    RANK_CODES,
+    SUIT_CODES,
+    PatchSpec,
+    Samples,
+    build_cache,
+    build_composites,
+    load_cache,
+)
+
+logger = logging.getLogger(__name__)
+
+PATCH_KEY = "floorman_patch"
+CLASSES_KEY = "floorman_classes"
+_PLAN_AFTER = 20  # a time-limited run plans its schedule after this many steps, and again every as many
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "vision" / "data" / "card_classifier.onnx"
+
+
+@dataclass(frozen=True)
+class CardTrainConfig:
+    """The shipped recipe's settings (see CARDS_MODEL_CARD.md)."""
+
+    cache: Path = Path("/tmp/floorman_cards")
+    seed: int = 7100
+    frames: int = 750
+    val_frames: int = 50  # the last frames of the seed, held out for the validation figure
+    composites: int = 8500  # card faces pasted on plain tables (`cards_data.composite_sample`)
+    composite_seed: int = 7200
+    render_workers: int = 1
+    minutes: float = 36.0
+    steps: int | None = None  # a fixed number of steps instead of minutes (reproducible on any machine)
+    batch: int = 128
+    lr: float = 3e-3
+    weight_decay: float = 1e-4
+    threads: int = 1
+    train_seed: int = 0
+    out: Path = DEFAULT_OUT
+
+    def __post_init__(self) -> None:
+        if self.frames <= self.val_frames or self.val_frames < 0:
+            raise ValueError(f"expected frames > val_frames >= 0, got {self.frames} and {self.val_frames}")
+        if self.minutes <= 0 or self.batch < 1 or self.threads < 1 or (self.steps is not None and self.steps < 1):
+            raise ValueError(f"expected positive minutes, batch and threads, got {self.minutes}, {self.batch}, "
+                             f"{self.threads}")
+
+
+class CardNet(nn.Module):
+    """A small convolutional classifier: a stride-2 convolution, then three conv stages (24-48-64 channels, BN,
+    ReLU, max-pool), one hidden layer over the 5 x 4 map and three heads (rank, suit, face)."""
+
+    def __init__(self, spec: PatchSpec | None = None) -> None:
+        super().__init__()
+        spec = spec or PatchSpec()
+
+        def conv(cin: int, cout: int, *, stride: int = 1) -> list[nn.Module]:
+            return [nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
+
+        self.features = nn.Sequential(*conv(3, 16, stride=2), *conv(16, 24), nn.MaxPool2d(2), *conv(24, 48),
+                                      nn.MaxPool2d(2), *conv(48, 64), nn.MaxPool2d(2))
+        cells = (spec.height // 16) * (spec.width // 16)
+        self.hidden = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * cells, 160), nn.ReLU())
+        self.rank = nn.Linear(160, len(RANK_CODES))
+        self.suit = nn.Linear(160, len(SUIT_CODES))
+        self.face = nn.Linear(160, 1)
+
+    def forward(self, patch: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Raw BGR pixels (N, 3, H, W), 0..255 -> rank, suit and face logits."""
+        mean = patch.mean(dim=(1, 2, 3), keepdim=True)
+        std = patch.std(dim=(1, 2, 3), keepdim=True) + 8.0
+        hidden = self.hidden(self.features((patch - mean) / std))
+        return self.rank(hidden), self.suit(hidden), self.face(hidden).squeeze(1)
+
+
+class _Exported(nn.Module):
+    """CardNet with probabilities as outputs, for ONNX."""
+
+    def __init__(self, net: CardNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, patch: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        rank, suit, face = self.net(patch)
+        return functional.softmax(rank, dim=1), functional.softmax(suit, dim=1), torch.sigmoid(face)
+
+
+def augment(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """(N, 3, H, W) float 0..255: random 180-degree turn, exposure and white balance, blur, noise, and one
+    covering blob (a flat colour) over part of one in three patches."""
+    n = batch.shape[0]
+    turn = torch.rand(n, generator=generator) < 0.5
+    batch = torch.where(turn[:, None, None, None], batch.flip(2, 3), batch)
+    gain = torch.exp(torch.randn(n, 1, 1, 1, generator=generator) * 0.25)
+    balance = 1.0 + torch.randn(n, 3, 1, 1, generator=generator) * 0.08
+    offset = torch.randn(n, 1, 1, 1, generator=generator) * 15.0
+    batch = batch * gain * balance + offset
+    blurred = functional.avg_pool2d(functional.pad(batch, (1, 1, 1, 1), mode="replicate"), 3, stride=1)
+    amount = (torch.rand(n, 1, 1, 1, generator=generator) < 0.25).float() * torch.rand(n, 1, 1, 1,
+                                                                                        generator=generator)
+    batch = batch * (1.0 - amount) + blurred * amount
+    batch = batch + torch.randn(batch.shape, generator=generator) * torch.rand(n, 1, 1, 1, generator=generator) * 8.0
+    return _cover(batch, generator).clamp(0.0, 255.0)
+
+
+def _cover(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """A rectangle of flat colour over up to a quarter of the card, from one of its edges, on one in three."""
+    n, _, h, w = batch.shape
+    ys = torch.arange(h).view(1, h, 1).float()
+    xs = torch.arange(w).view(1, 1, w).float()
+    size = torch.rand(n, 2, generator=generator) * torch.tensor([0.5, 0.5]) + 0.1
+    y0 = torch.rand(n, generator=generator) * h * (1.0 - size[:, 0])
+    x0 = torch.where(torch.rand(n, generator=generator) < 0.5, torch.zeros(n), w * (1.0 - size[:, 1]))
+    inside = ((ys >= y0.view(n, 1, 1)) & (ys < (y0 + size[:, 0] * h).view(n, 1, 1))
+              & (xs >= x0.view(n, 1, 1)) & (xs < (x0 + size[:, 1] * w).view(n, 1, 1)))
+    inside &= (torch.rand(n, generator=generator) < 0.33).view(n, 1, 1)
+    colour = torch.rand(n, 3, 1, 1, generator=generator) * 255.0
+    return torch.where(inside[:, None], colour.expand_as(batch), batch)
+
+
+def _tensor(patches: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(np.ascontiguousarray(patches.transpose(0, 3, 1, 2))).float()
+
+
+def _loss(net: CardNet, batch: torch.Tensor, rank: torch.Tensor, suit: torch.Tensor) -> torch.Tensor:
+    rank_logits, suit_logits, face_logit = net(batch)
+    face = (rank >= 0).float()
+    loss = functional.binary_cross_entropy_with_logits(face_logit, face)
+    if bool((rank >= 0).any()):
+        loss = loss + functional.cross_entropy(rank_logits, rank, ignore_index=-1, label_smoothing=0.05)
+        loss = loss + functional.cross_entropy(suit_logits, suit, ignore_index=-1, label_smoothing=0.05)
+    return loss
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Accuracy on held-out patches: card (rank and suit) right on faces, face/not-face right on all."""
+
+    faces: int
+    card_accuracy: float
+    face_accuracy: float
+
+
+def evaluate(net: CardNet, samples: Samples, *, batch: int = 256) -> Evaluation:
+    net.eval()
+    right, face_right = 0, 0
+    with torch.no_grad():
+        for start in range(0, len(samples), batch):
+            stop = start + batch
+            rank_logits, suit_logits, face_logit = net(_tensor(samples.patches[start:stop]))
+            rank, suit = samples.rank[start:stop], samples.suit[start:stop]
+            is_face = rank >= 0
+            hit = (rank_logits.argmax(1).numpy() == rank) & (suit_logits.argmax(1).numpy() == suit)
+            right += int((hit & is_face).sum())
+            face_right += int(((face_logit.numpy() > 0) == is_face).sum())
+    faces = int(samples.is_face.sum())
+    return Evaluation(faces=faces, card_accuracy=right / max(faces, 1), face_accuracy=face_right / max(len(samples), 1))
+
+
+def fit(net: CardNet, train: Samples, *, config: CardTrainConfig, device: torch.device) -> int:
+    """Train for `config.steps` steps, or when None for `config.minutes` (the steps that fit, estimated from
+    the time per step so far, every `_PLAN_AFTER` steps); the learning rate warms up, then follows a cosine
+    from step `_PLAN_AFTER` to the last. Returns the number of steps taken."""
+    generator = torch.Generator().manual_seed(config.train_seed)
+    order_rng = np.random.default_rng(config.train_seed)
+    optimizer = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    deadline = float("inf") if config.steps else time.monotonic() + 60.0 * config.minutes
+    start, step, planned = time.monotonic(), 0, config.steps or 0
+    net.to(device).train()
+    while time.monotonic() < deadline and not (planned and step >= planned):
+        if step >= _PLAN_AFTER and step % _PLAN_AFTER == 0 and not config.steps:  # (re)plan to end at the deadline
+            planned = step + int((deadline - time.monotonic()) / ((time.monotonic() - start) / step))
+        fraction = step / planned if planned and step >= _PLAN_AFTER else 0.0
+        lr = config.lr * min(1.0, (step + 1) / 200.0) * 0.5 * (1.0 + np.cos(np.pi * min(fraction, 1.0)))
+        for group in optimizer.param_groups:
+            group["lr"] = float(lr)
+        pick = order_rng.integers(0, len(train), size=config.batch)
+        batch = augment(_tensor(train.patches[pick]), generator).to(device)
+        rank = torch.from_numpy(train.rank[pick]).to(device)
+        suit = torch.from_numpy(train.suit[pick]).to(device)
+        loss = _loss(net, batch, rank, suit)
+        optimizer.zero_grad()
+        torch.autograd.backward(loss)
+        optimizer.step()
+        step += 1
+        if step % 200 == 0:
+            logger.info("step %d/%d loss %.3f lr %.5f", step, planned, float(loss.detach()), lr)
+    net.to(torch.device("cpu")).eval()
+    return step
+
+
+def _export(net: CardNet, dummy: torch.Tensor, path: Path) -> None:
+    torch.onnx.export(_Exported(net.eval()), (dummy,), str(path), input_names=["patch"],
+                      output_names=["rank", "suit", "face"], dynamic_axes={"patch": {0: "n"}, "rank": {0: "n"},
+                                                                          "suit": {0: "n"}, "face": {0: "n"}},
+                      opset_version=17, dynamo=False)
+
+
+def export_onnx(net: CardNet, path: Path, *, spec: PatchSpec) -> Path:
+    """Write the network as ONNX (probabilities out, batch dimension dynamic) with its patch geometry."""
+    import onnx  # export tooling of the `train` extra
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, spec.height, spec.width)
+    with warnings.catch_warnings():  # the TorchScript exporter is deprecated but needs no onnxscript
+        warnings.simplefilter("ignore", DeprecationWarning)
+        _export(net, dummy, path)
+    model = onnx.load(str(path))
+    for key, value in ((PATCH_KEY, f"{spec.width},{spec.height},{spec.supersample}"),
+                       (CLASSES_KEY, ",".join(RANK_CODES) + ";" + ",".join(SUIT_CODES))):
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, value
+    onnx.save(model, str(path))
+    return path
+
+
+def train_cards(config: CardTrainConfig) -> tuple[Path, Evaluation]:
+    """Render (or reuse) the patch cache, train, report the held-out accuracy, export the ONNX model."""
+    torch.set_num_threads(config.threads)
+    torch.manual_seed(config.train_seed)
+    spec = PatchSpec()
+    paths = build_cache(config.cache, seed=config.seed, frames=config.frames, spec=spec,
+                        workers=config.render_workers)
+    first_val = config.frames - config.val_frames
+    val_paths = [p for p in paths if int(p.stem.rsplit("_", 1)[1]) >= first_val]
+    train_paths = [p for p in paths if p not in val_paths]
+    if config.composites:
+        train_paths += build_composites(config.cache, seed=config.composite_seed, count=config.composites, spec=spec)
+    train = load_cache(train_paths, spec=spec)
+    val = load_cache(val_paths, spec=spec)
+    logger.info("training on %d patches (%d faces), validating on %d", len(train), int(train.is_face.sum()), len(val))
+    net = CardNet(spec)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    steps = fit(net, train, config=config, device=device)
+    result = evaluate(net, val)
+    logger.info("%d steps; held-out card accuracy %.4f on %d faces, face/not-face %.4f", steps,
+                result.card_accuracy, result.faces, result.face_accuracy)
+    return export_onnx(net, config.out, spec=spec), result

@@ -1,0 +1,63 @@
+"""The card classifier (ONNX) on cards drawn by the simulator's textures: any design, any rotation, small."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from floorman.core.errors import ConfigError
+from floorman.datasets.textures import N_DECK_DESIGNS
+from floorman.vision.cards import order_corners, recognise_card
+from floorman.vision.cards_cnn import MODEL_PATH, CardClassifier, default_classifier
+from tests.vision.test_cards import place_card, table
+
+
+def test_the_shipped_model_declares_its_patch_and_classes() -> None:
+    net = CardClassifier()
+    assert (net.width, net.height, net.supersample) == (64, 88, 2)
+    assert len(net.ranks) == 13 and net.suits == ("S", "H", "D", "C")
+    assert MODEL_PATH.stat().st_size < 5_000_000
+
+
+@pytest.mark.parametrize("design", range(N_DECK_DESIGNS))
+def test_reads_every_design_upright_and_upside_down(design: int) -> None:
+    net = default_classifier()
+    assert net is not None
+    for card, angle in (("KD", 0.0), ("4C", 180.0), ("10S", 71.0)):
+        image = table(seed=design)
+        _, corners = place_card(image, card, design=design, angle_deg=angle)
+        (reading,) = net.read(image, [order_corners(corners.astype(np.float32))])
+        assert reading.card == card, (design, angle)
+        assert 0.5 < reading.confidence <= 1.0
+
+
+@pytest.mark.parametrize(("card", "design"), [("7H", 0), ("JS", 2), ("3D", 4)])
+def test_reads_a_small_card_from_its_box(card: str, design: int) -> None:
+    """A card about 75 px wide (1.2 px/mm): its index is a few pixels tall."""
+    image = table(size=200, seed=7)
+    box, _ = place_card(image, card, design=design, angle_deg=-25.0, px_per_mm=1.2)
+    assert recognise_card(image, box=box).card == card
+
+
+def test_a_patch_of_felt_is_not_a_face() -> None:
+    net = default_classifier()
+    assert net is not None
+    image = table(seed=9)
+    (reading,) = net.read(image, [np.array([[100, 100], [163, 100], [163, 188], [100, 188]], np.float32)])
+    assert reading.face < 0.5
+
+
+def test_missing_or_undeclared_models_raise_config_errors(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="expected the card classifier"):
+        CardClassifier(tmp_path / "none.onnx")
+    onnx = pytest.importorskip("onnx")
+    helper = onnx.helper
+    graph = helper.make_graph([helper.make_node("Identity", ["patch"], ["rank"])], "bare",
+                              [helper.make_tensor_value_info("patch", onnx.TensorProto.FLOAT, [1, 3, 88, 64])],
+                              [helper.make_tensor_value_info("rank", onnx.TensorProto.FLOAT, [1, 3, 88, 64])])
+    path = tmp_path / "bare.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    with pytest.raises(ConfigError, match="floorman_patch"):
+        CardClassifier(path)
