@@ -111,11 +111,19 @@ def test_face_up_cards_are_read_by_the_card_reader() -> None:
         calls.append(box)
         return CardIdentity("10H", 0.93)
 
-    state = TableStateBuilder(TruthDetector([card, back]), None, None, CHIPSET, reader, None).build(image, 0, 0.0)
+    builder = TableStateBuilder(TruthDetector([card, back]), None, None, CHIPSET, reader, None)
+    state = builder.build(image, 0, 0.0)
     assert calls == [(40.0, 40.0, 100.0, 130.0)]
     face_up = [c for c in state.cards if c.face_up]
     assert [(c.identity, c.identity_confidence) for c in face_up] == [("10H", 0.93)]
     assert [c.identity for c in state.cards if not c.face_up] == [None]
+    # a card at rest is read once; new pixels under its box are read again
+    again = builder.build(image.copy(), 1, 0.1)
+    assert len(calls) == 1 and [c.identity for c in again.cards if c.face_up] == ["10H"]
+    changed = image.copy()
+    changed[40:130, 40:100] = 230
+    builder.build(changed, 2, 0.2)
+    assert len(calls) == 2
 
 
 def test_chips_at_rest_are_read_once(rendered: tuple[np.ndarray, list[ObjectTruth], Camera],

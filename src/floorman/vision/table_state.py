@@ -80,6 +80,8 @@ class TableStateBuilder:
         self.chips = ChipRecogniser(chipset, camera=camera)
         self._class = {name: class_id for class_id, name in detector.names.items()}
         self._chip_cache: dict[tuple[int, int, int, int], tuple[Image, ChipReading]] = {}
+        self._card_cache: dict[tuple[int, int, int, int], tuple[Image, CardIdentity]] = {}
+        self._card_seen: dict[tuple[int, int, int, int], tuple[Image, CardIdentity]] = {}
 
     def build(self, frame_bgr: Image, frame_no: int, t: float) -> TableState:
         started = time.perf_counter()
@@ -111,6 +113,7 @@ class TableStateBuilder:
             elif name == "dealer_button":
                 buttons.append(self._button(detections, i))
         button = max(buttons, key=lambda b: b.confidence, default=None)
+        self._card_cache, self._card_seen = self._card_seen, {}
         extra = dict(timings or {})
         extra["recognise_ms"] = (time.perf_counter() - started) * 1000.0
         extra["objects"] = float(len(detections))
@@ -118,6 +121,19 @@ class TableStateBuilder:
         height, width = frame_bgr.shape[:2]
         return TableState(frame=frame_no, t=t, camera_id=self.camera_id, cards=tuple(cards), chips=tuple(chips),
                           hands=tuple(hands), button=button, size=(width, height), extra=extra)
+
+    def _read_card(self, reader: CardReader, image: Image, box: Box) -> CardIdentity:
+        """The card reader's answer; a card whose box and pixels are those of the previous frame (as for chips)
+        keeps that frame's reading."""
+        key = (round(box[0]), round(box[1]), round(box[2]), round(box[3]))
+        crop = image[max(0, key[1]):max(0, key[3]), max(0, key[0]):max(0, key[2])]
+        previous = self._card_cache.get(key)
+        if previous is not None and _same_pixels(previous[0], crop):
+            identity = previous[1]
+        else:
+            identity = reader(image, box)
+        self._card_seen[key] = (crop.copy(), identity)
+        return identity
 
     def _read_chips(self, image: Image, detections: Detections, chip_class: int) -> dict[int, ChipReading]:
         """Chip readings by detection index. A box where the previous frame had the same box (to the pixel) over
@@ -130,8 +146,7 @@ class TableStateBuilder:
             key = (round(box[0]), round(box[1]), round(box[2]), round(box[3]))
             crop = image[max(0, key[1]):max(0, key[3]), max(0, key[0]):max(0, key[2])]
             previous = self._chip_cache.get(key)
-            if previous is not None and previous[0].shape == crop.shape and crop.size and float(
-                    np.abs(previous[0].astype(np.int16) - crop).mean()) < _SAME_CROP:
+            if previous is not None and _same_pixels(previous[0], crop):
                 reading = previous[1]
             else:
                 reading = self.chips.read(image, box)
@@ -174,7 +189,7 @@ class TableStateBuilder:
     def _card(self, image: Image, detections: Detections, i: int, *, zone: str | None, face_up: bool) -> SeenCard:
         identity = CardIdentity(None, 0.0)
         if face_up and self.card_reader is not None:
-            identity = self.card_reader(image, _box(detections, i))
+            identity = self._read_card(self.card_reader, image, _box(detections, i))
         return SeenCard(face_up=face_up, box=_box(detections, i), confidence=float(detections.confidence[i]),
                         position_mm=_position(detections, i), zone=zone, identity=identity.card,
                         identity_confidence=identity.confidence if identity.card else 0.0,
@@ -189,6 +204,12 @@ class TableStateBuilder:
         position = _position(detections, i)
         return SeenButton(box=_box(detections, i), confidence=float(detections.confidence[i]), position_mm=position,
                           seat=self._nearest_seat(position), track_id=_track(detections, i))
+
+
+def _same_pixels(before: Image, now: Image) -> bool:
+    """Whether two crops are the same object at rest: same size, mean difference under _SAME_CROP levels."""
+    return bool(before.shape == now.shape and now.size
+                and float(np.abs(before.astype(np.int16) - now).mean()) < _SAME_CROP)
 
 
 def _chips(detections: Detections, i: int, reading: ChipReading, *, zone: str | None) -> SeenChips:
