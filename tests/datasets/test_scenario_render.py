@@ -5,15 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from floorman.cli import main
-from floorman.datasets.scenario import scenario_from_text
-from floorman.datasets.scenario_render import render_frames
+from floorman.datasets.scenario import load_scenario, scenario_from_text
+from floorman.datasets.scenario_render import render_frames, write_calibration_frame
 from floorman.datasets.timeline import compile_timeline
 from floorman.datasets.truth import read_frames, read_truth, visible_objects
 from floorman.datasets.video import probe_video
+from floorman.vision.calibration import calibrate_from_markers
 
 TINY = """\
 name: tiny
@@ -51,7 +53,8 @@ def test_cli_renders_a_tiny_spec_end_to_end(tmp_path: Path, capsys: pytest.Captu
     assert main(["datasets", "scenario", str(spec), "--out", str(out), "--size", "320x180"]) == 0
     summary = capsys.readouterr().out
     assert "tiny: 90 frames" in summary and "expected alerts" in summary
-    assert sorted(p.name for p in out.iterdir()) == ["frames.jsonl", "scenario.yaml", "truth.jsonl", "video.mp4"]
+    assert sorted(p.name for p in out.iterdir()) == ["calibration.png", "frames.jsonl", "scenario.yaml",
+                                                     "truth.jsonl", "video.mp4"]
     info = probe_video(out / "video.mp4")
     assert (info.frames, info.width, info.height, round(info.fps)) == (90, 320, 180, 30)
     frames = read_frames(out / "frames.jsonl")
@@ -65,6 +68,20 @@ def test_cli_renders_a_tiny_spec_end_to_end(tmp_path: Path, capsys: pytest.Captu
     assert "--overwrite" in capsys.readouterr().err
     assert main(["datasets", "scenario", str(spec), "--out", str(out), "--truth-only", "--overwrite"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["scenario.yaml", "truth.jsonl"]
+
+
+def test_the_calibration_frame_calibrates_the_scenario_camera(tmp_path: Path) -> None:
+    loaded = load_scenario("string_bet_01")
+    timeline = compile_timeline(loaded)
+    write_calibration_frame(timeline, tmp_path / "calibration.png", size=(1280, 720))
+    image = cv2.imread(str(tmp_path / "calibration.png"))
+    calibration = calibrate_from_markers(image, layout=loaded.layout)
+    assert sorted({p.marker_id for p in calibration.points}) == [m.id for m in loaded.layout.markers]
+    assert calibration.reprojection_error.mean_mm < 2.0
+    truth = timeline.camera((1280, 720)).table_homography()
+    centre = np.array([300.0, -200.0, 1.0])
+    expected, found = truth @ centre, np.asarray(calibration.mm_to_pixels) @ centre
+    assert np.allclose(expected[:2] / expected[2], found[:2] / found[2], atol=1.5)
 
 
 def test_cli_lists_the_library(capsys: pytest.CaptureFixture[str]) -> None:

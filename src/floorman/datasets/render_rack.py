@@ -1,4 +1,5 @@
-"""Chip racks seen from above, painted into the static table raster (`render_table.compose_table`).
+"""Chip racks (and calibration markers) seen from above, painted into the static table raster
+(`render_table.compose_table`).
 
 A rack is a tray of parallel channels, each holding up to 20 chips standing on edge. From above, each chip is
 a strip as wide as the chip's diameter and as deep as its thickness: its rim's upper half, shaded like a
@@ -13,6 +14,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from floorman.core.layout import TableLayout
 from floorman.datasets.render_draw import ImageU8, u8
 from floorman.datasets.scene import ChipRack
 
@@ -113,3 +115,26 @@ def paint_rack(raster: ImageU8, rack: ChipRack, *, to_px: npt.NDArray[np.float64
     mask = np.zeros(roi.shape[:2], dtype=np.uint8)
     cv2.fillConvexPoly(mask, np.round((outline - shift) * 16).astype(np.int32), 255, cv2.LINE_8, shift=4)
     cv2.copyTo(warped, mask, roi)
+
+
+def paint_markers(raster: ImageU8, layout: TableLayout, *, to_px: npt.NDArray[np.float64], px_per_mm: float) -> None:
+    """Paint the layout's ArUco markers (black squares on a white quiet zone of a quarter side) into `raster`."""
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, layout.marker_dictionary))
+    full = np.vstack([to_px, [0.0, 0.0, 1.0]])
+    for marker in layout.markers:
+        side = max(32, round(marker.size_mm * px_per_mm * 2))
+        code = cv2.aruco.generateImageMarker(dictionary, marker.id, side)
+        border = side // 4
+        sheet = cv2.copyMakeBorder(code, border, border, border, border, cv2.BORDER_CONSTANT, value=255)
+        scale = (side + 2 * border) / side
+        corners_mm = (marker.corners() - np.asarray(marker.center)) * scale + np.asarray(marker.center)
+        corners_px = corners_mm @ full[:2, :2].T + full[:2, 2]
+        n = sheet.shape[0]
+        source = np.array([[0.0, 0.0], [n, 0.0], [n, n], [0.0, n]], dtype=np.float32) - 0.5
+        warp = cv2.getPerspectiveTransform(source, corners_px.astype(np.float32))
+        size = (raster.shape[1], raster.shape[0])
+        gray = cv2.warpPerspective(sheet, warp, size, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT,
+                                   borderValue=0)
+        mask = np.zeros(raster.shape[:2], dtype=np.uint8)
+        cv2.fillConvexPoly(mask, np.round(corners_px * 16).astype(np.int32), 255, cv2.LINE_8, shift=4)
+        cv2.copyTo(cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR), mask, raster)

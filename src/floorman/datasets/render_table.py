@@ -18,7 +18,7 @@ from floorman.core.geometry import FloatArray, apply_homography, invert_homograp
 from floorman.core.layout import TableLayout
 from floorman.datasets.camera import Camera
 from floorman.datasets.render_draw import ImageU8, f32, u8
-from floorman.datasets.render_rack import paint_rack
+from floorman.datasets.render_rack import paint_markers, paint_rack
 from floorman.datasets.scene import SurfaceKind, TableAppearance
 from floorman.datasets.textures import table_surface
 
@@ -190,11 +190,12 @@ def compose_table(layout: TableLayout, appearance: TableAppearance, region: Tabl
     cv2.copyTo(surface, inside, raster)
     _rail_lip_shadow(raster, layout, region)
     _draw_print(raster, layout, appearance, region)
-    if appearance.racks:
-        p = region.px_per_mm
-        to_px = np.array([[p, 0.0, -region.x0 * p - 0.5], [0.0, -p, region.y1 * p - 0.5]])
-        for rack in appearance.racks:
-            paint_rack(raster, rack, to_px=to_px, px_per_mm=p)
+    p = region.px_per_mm
+    to_px = np.array([[p, 0.0, -region.x0 * p - 0.5], [0.0, -p, region.y1 * p - 0.5]])
+    for rack in appearance.racks:
+        paint_rack(raster, rack, to_px=to_px, px_per_mm=p)
+    if appearance.markers:
+        paint_markers(raster, layout, to_px=to_px, px_per_mm=p)
     return raster
 
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from floorman.core.errors import FloormanError
 from floorman.datasets.effects import Effects
 from floorman.datasets.render import Renderer, RenderResult
 from floorman.datasets.scenario import FPS, load_scenario
+from floorman.datasets.scene import Scene
 from floorman.datasets.timeline import Timeline, compile_timeline
 from floorman.datasets.truth import FRAMES_FILE, TRUTH_FILE, FramesWriter, write_truth
 from floorman.datasets.video import VideoWriter
@@ -22,7 +24,8 @@ logger = logging.getLogger(__name__)
 
 VIDEO_FILE = "video.mp4"
 SPEC_FILE = "scenario.yaml"
-OUTPUTS = (VIDEO_FILE, TRUTH_FILE, FRAMES_FILE, SPEC_FILE)
+CALIBRATION_FILE = "calibration.png"
+OUTPUTS = (VIDEO_FILE, TRUTH_FILE, FRAMES_FILE, SPEC_FILE, CALIBRATION_FILE)
 
 
 @dataclass(frozen=True)
@@ -75,9 +78,21 @@ def render_frames(timeline: Timeline, *, size: tuple[int, int] | None = None,
         yield frame, renderer.render(timeline.scene_at(frame), effects=effects, rng=rng)
 
 
+def write_calibration_frame(timeline: Timeline, path: Path, *, size: tuple[int, int]) -> None:
+    """The scenario camera's view of the empty table with the layout's ArUco markers laid on it: what a club
+    shoots once to calibrate the camera (`floorman calibrate`) before the markers are taken away."""
+    empty = timeline.scene_at(0)
+    bare = Scene(layout=empty.layout, chipset=empty.chipset, lighting=empty.lighting,
+                 appearance=replace(empty.appearance, markers=True))
+    image = Renderer(timeline.camera(size)).render(bare, rng=np.random.default_rng(timeline.spec.seed)).image
+    if not cv2.imwrite(str(path), image):
+        raise FloormanError(f"could not write {path}")
+
+
 def run_scenario(name_or_path: str | Path, out_dir: Path, *, size: tuple[int, int] | None = None,
                  truth_only: bool = False, overwrite: bool = False) -> ScenarioRun:
-    """Write truth.jsonl and a copy of the spec, and unless `truth_only` video.mp4 and frames.jsonl."""
+    """Write truth.jsonl and a copy of the spec, and unless `truth_only` video.mp4, frames.jsonl and
+    calibration.png (the camera's view of the empty table with the calibration markers)."""
     started = time.perf_counter()
     loaded = load_scenario(name_or_path)
     timeline = compile_timeline(loaded)
@@ -87,7 +102,7 @@ def run_scenario(name_or_path: str | Path, out_dir: Path, *, size: tuple[int, in
     width, height = size or loaded.spec.camera.size
     codec: str | None = None
     if truth_only:
-        for stale in (VIDEO_FILE, FRAMES_FILE):  # an earlier render no longer matches this truth
+        for stale in (VIDEO_FILE, FRAMES_FILE, CALIBRATION_FILE):  # an earlier render no longer matches this truth
             (out_dir / stale).unlink(missing_ok=True)
     else:
         with VideoWriter(out_dir / VIDEO_FILE, size=(width, height), fps=FPS) as video, \
@@ -96,6 +111,7 @@ def run_scenario(name_or_path: str | Path, out_dir: Path, *, size: tuple[int, in
                 video.write(result.image)
                 frames_out.write(frame=frame, t=frame / FPS, objects=result.objects)
             codec = video.codec
+        write_calibration_frame(timeline, out_dir / CALIBRATION_FILE, size=(width, height))
     seconds = time.perf_counter() - started
     logger.debug("%s: %d frames in %.1f s", loaded.spec.name, timeline.n_frames, seconds)
     return ScenarioRun(name=loaded.spec.name, out_dir=out_dir, frames=timeline.n_frames,

@@ -76,6 +76,7 @@ class TableAppearance:
     rail_colour: tuple[int, int, int] = (30, 24, 22)
     logo: bool = False
     racks: tuple[ChipRack, ...] = ()
+    markers: bool = False  # the layout's ArUco calibration markers laid on the felt
 
 
 @dataclass(frozen=True, slots=True)
