@@ -1,5 +1,6 @@
-"""`python -m floorman.evaluation DIR [DIR ...]`: derive each rendered scenario's events from its truth frames
-and score them (events by type against the truth events; alerts against the expected alerts)."""
+"""`python -m floorman.evaluation DIR [DIR ...] [--vision CALIB]`: derive each rendered scenario's events from its
+truth frames (or, with --vision, from the edge's vision on its video) and score them (events by type against the
+truth events; alerts against the expected alerts)."""
 
 from __future__ import annotations
 
@@ -21,13 +22,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(e.g. tap,shuffle), besides the clock and keypad feeds")
     parser.add_argument("--tolerance", type=float, default=1.0, help="seconds within which events match")
     parser.add_argument("--events", action="store_true", help="print the per-type event scores of each scenario")
+    parser.add_argument("--vision", metavar="CALIB", help="derive from the edge's vision on each folder's video.mp4, "
+                        "calibrated by DIR/CALIB (made by `floorman calibrate DIR/calibration.png`), instead of "
+                        "from the truth frames")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     oracle = tuple(t for t in args.oracle.split(",") if t)
     scores = []
     try:
         for folder in args.folders:
-            score = evaluate_scenario(folder, oracle=oracle, tolerance_s=args.tolerance)
+            calibration = None if args.vision is None else folder / args.vision
+            score = evaluate_scenario(folder, oracle=oracle, tolerance_s=args.tolerance, calibration=calibration)
             scores.append(score)
             sys.stdout.write("\n".join(scenario_lines(score, events=args.events)) + "\n")
     except FloormanError as exc:

@@ -14,15 +14,21 @@ against the expected alerts, as `floorman rules check-truth` does for the truth 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import cv2
+import numpy as np
+
 from floorman.core.alerts import ExpectedAlert
+from floorman.core.errors import ConfigError
 from floorman.core.events import EVENT_ADAPTER, EventBase
 from floorman.core.layout import TableLayout
-from floorman.datasets.scenario import load_scenario
+from floorman.core.table_state import TableState
+from floorman.datasets.scenario import FPS, load_scenario
 from floorman.datasets.truth import FRAMES_FILE, TRUTH_FILE, FrameTruth, read_frames, read_truth
+from floorman.edge.agent import EdgeConfig, build_state_builder, load_layout
 from floorman.edge.derive import DeriveConfig, EventDeriver
 from floorman.rules.rulebook import load_rulebook
 from floorman.rules.truth_check import TruthReport, replay, score
@@ -31,14 +37,38 @@ FEEDS = ("blinds_level", "declaration")
 NOT_DERIVED = ("tap", "heartbeat")
 
 
-def derive_events(frames: Iterable[FrameTruth], *, layout: TableLayout, table_id: str = "sim",
+def derive_events(frames: Iterable[FrameTruth | TableState], *, layout: TableLayout, table_id: str = "sim",
                   camera_id: str = "sim", config: DeriveConfig | None = None) -> list[EventBase]:
-    """The derivation's events on truth frames, numbered 0, 1, 2, ..."""
+    """The derivation's events on truth frames (or table states), numbered 0, 1, 2, ..."""
     deriver = EventDeriver(layout, table_id=table_id, camera_id=camera_id, config=config)
     events: list[EventBase] = []
     for frame in frames:
-        events.extend(deriver.update(frame.table_state(camera_id=camera_id)))
+        state = frame if isinstance(frame, TableState) else frame.table_state(camera_id=camera_id)
+        events.extend(deriver.update(state))
     return renumber(events)
+
+
+def vision_states(folder: Path, *, layout_name: str, calibration: Path, table_id: str,
+                  camera_id: str = "sim") -> Iterator[TableState]:
+    """The edge's vision (`build_state_builder`: gated detector, recognisers, tracker) on each frame of the
+    folder's video.mp4, with the calibration file given (`floorman calibrate DIR/calibration.png`)."""
+    video = folder / "video.mp4"
+    config = EdgeConfig(table_id=table_id, camera_id=camera_id, source=str(video), layout=layout_name,
+                        calibration=calibration, connect="tcp://127.0.0.1:1")
+    builder = build_state_builder(config, layout=load_layout(layout_name))
+    capture = cv2.VideoCapture(str(video))
+    if not capture.isOpened():
+        raise ConfigError(f"cannot read the video {video}", field="video.mp4")
+    try:
+        frame_no = 0
+        while True:
+            ok, image = capture.read()
+            if not ok:
+                return
+            yield builder.build(np.ascontiguousarray(image), frame_no, frame_no / FPS)
+            frame_no += 1
+    finally:
+        capture.release()
 
 
 def renumber(events: Iterable[EventBase]) -> list[EventBase]:
@@ -139,15 +169,19 @@ class ScenarioScore:
 
 
 def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracle: Sequence[str] = (),
-                      tolerance_s: float = 1.0) -> ScenarioScore:
-    """Derive the events of a rendered scenario folder (frames.jsonl, truth.jsonl, scenario.yaml) and score them."""
+                      tolerance_s: float = 1.0, calibration: Path | None = None) -> ScenarioScore:
+    """Derive the events of a rendered scenario folder (frames.jsonl, truth.jsonl, scenario.yaml) and score them.
+    With a `calibration`, the table states come from the edge's vision on video.mp4 instead of frames.jsonl."""
     loaded = load_scenario(folder / "scenario.yaml")
     frames = read_frames(folder / FRAMES_FILE)
     records = read_truth(folder / TRUTH_FILE)
     truth = [r for r in records if not isinstance(r, ExpectedAlert)]
     expected = [r for r in records if isinstance(r, ExpectedAlert)]
     table_id = truth[0].table_id if truth else "sim"
-    derived = derive_events(frames, layout=loaded.layout, table_id=table_id, config=config)
+    source: Iterable[FrameTruth | TableState] = frames
+    if calibration is not None:
+        source = vision_states(folder, layout_name=loaded.spec.layout, calibration=calibration, table_id=table_id)
+    derived = derive_events(source, layout=loaded.layout, table_id=table_id, config=config)
     stream = with_feeds(derived, truth, kinds=(*FEEDS, *oracle))
     rulebook = load_rulebook(loaded.spec.rulebook)
     raised, count = replay(stream, rulebook=rulebook)
