@@ -14,7 +14,9 @@ What is derived (see `derive_cards`, `derive_chips`, `derive_hands`):
   (splash); chips landing within `trip_merge_s` are one trip; `trip` counts the seat's forward trips and
   restarts when another seat pushes, a card is dealt or the bets are gathered;
 - `hand_zone` enter/leave for stack, hole, bet, board and deck zones (those of `hand_events`: by default the
-  ones docs/events.md lists: a push, a fold, a gather, a player reaching for the stub);
+  ones docs/events.md lists: a push, a fold, a gather, a player reaching for the stub); a player's visit to its
+  own stack or hole zone is published only once confirmed (`confirmed_visits`: chips picked up, cards folded,
+  or a hand resting on its stack), so a hand passing over them on its way to the bet line makes no event;
 - `rail_crossing` for chips a player's hand brings onto the table (its own stack grows with nothing on the
   table to explain it) or takes off it (its hand picked chips up and left the table without landing them);
 - `button_moved`.
@@ -75,6 +77,18 @@ class DeriveConfig(BaseModel):
                  "dealer:bet:enter"),
         description="The hand_zone events published, as 'player|dealer:zone kind:enter|leave' (docs/events.md: "
         "a push, a fold, a gather, a player reaching for the stub); '*' publishes every one.")
+    confirmed_visits: tuple[str, ...] = Field(
+        default=("player:stack", "player:hole"),
+        description="Visits of a player's hand to its own zones of these kinds ('player:zone kind') are published "
+        "(enter, and leave) only once they prove to be more than the hand passing by on its way: the zone loses "
+        "chips or cards while the hand is there or within `confirm_window_s` after it left (a pick-up, a fold), or, "
+        "for the kinds of `resting_visits`, the hand rests there `rest_s`.")
+    resting_visits: tuple[str, ...] = Field(default=("player:stack",), description="Confirmed visits that a hand "
+                                            "resting `rest_s` in the zone confirms (a hand covering a stack).")
+    rest_s: float = Field(default=0.75, ge=0, description="Seconds a hand stays in a zone of `resting_visits` to "
+                          "be resting there (a hand passing over a stack on its way stays about half a second).")
+    confirm_window_s: float = Field(default=2.0, ge=0, description="How long after a hand left a zone a loss of "
+                                    "the zone still confirms its visit.")
 
 
 _TOUCHING = frozenset({"zone_cards", "zone_chips", "card_dealt", "chips_pushed", "rail_crossing"})

@@ -60,8 +60,10 @@ class CardDeriver(ZoneDeriver[CardContent]):
         for name in self.zones:
             tracks = contents[name]
             settle = self._settle[name]
-            first = not settle.known
+            first, before = not settle.known, settle.committed
             if settle.observe(_content(tracks), state.t):
+                if before is not None and zone_seat(name) is not None and _count(settle.committed) < _count(before):
+                    self.hands.confirm(name, holding="cards")  # a fold: the hand did more than pass over its cards
                 dealt += self._commit(name, tracks, announce=not first or bool(tracks))
         return dealt
 
@@ -92,6 +94,10 @@ class CardDeriver(ZoneDeriver[CardContent]):
             self.out.emit(ZoneCards, zone=zone, seat=seat, face_up=face_up, face_down=face_down,
                           confidence=max(0.0, min(1.0, confidence)))
         return dealt
+
+
+def _count(content: CardContent | None) -> int:
+    return 0 if content is None else len(content[0]) + content[1]
 
 
 def _content(tracks: list[Track]) -> CardContent:

@@ -1,7 +1,11 @@
 """Chips: `zone_chips` per chip zone, `chips_pushed` with forward trips, and `rail_crossing` of chips.
 
 A zone's content is the chips at rest in it (stacks a hand carries make none), plus the stacks a hand hides
-there for now; it must settle before it counts. Between zones the chips are followed by value:
+there for now; it must settle before it counts. A hidden stack is only as good as the moment it went out of
+sight: when the seen part of a zone changes while a hand hides some of it, the hidden stacks may have been
+taken, merged or restacked, so the zone keeps its content until it is seen whole again (and so do the bet and
+hole zones of that seat, and the pot, so that chips never land before the stack they left is read). Between
+zones the chips are followed by value:
 - a stack that shrinks is a pick-up by its seat (remembered for `pickup_window_s`);
 - a bet zone that grows is a push by its seat (the chips crossed the seat's bet line): `chips_pushed` with
   the next trip number of that seat, `t_start` the start of the pick-up;
@@ -95,6 +99,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         self._trips: dict[int, int] = {}
         self._last_pusher: int | None = None
         self._landing: _Landing | None = None
+        self._read: dict[int, Counter[int]] = {}  # the chips each stack track was last read as
+        self._suspect: set[int] = set()  # stack tracks whose chips changed wholesale under a hand
 
     # -- queries used by the other derivers ------------------------------------------------------------------
 
@@ -117,24 +123,32 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         current, _ = self.tracker.update(state.chips, frame=state.frame, t=state.t, hidden=self._hidden)
         self._rail_out()
         contents: dict[str, list[tuple[Track, float]]] = {name: [] for name in self.zones}
+        doubtful: set[str] = set()
         for track in current:
             seen = track.seen
             if track.still and track.zone in contents and isinstance(seen, SeenChips):
                 # Only a hand covers a stack; cards or the camera's angle hiding part of it do not count.
                 covered = self.hands.near(track.position, self.config.cover_mm)
                 contents[track.zone].append((track, seen.visible_fraction if covered else 1.0))
+                if self._relabelled(track, seen, covered=covered):
+                    doubtful.add(track.zone)
         for track in self.tracker.unseen(current):
             if track.zone in contents and self._hidden(track):
                 contents[track.zone].append((track, 0.0))
+                doubtful.add(track.zone)
+        readings = {name: _content(stacks) for name, stacks in contents.items()}
+        held = self._in_doubt(readings, doubtful)
         changes: list[_Change] = []
         for name in self.zones:
-            stacks = contents[name]
             settle = self._settle[name]
             first, before, since = not settle.known, settle.committed or (), settle.pending_since
-            visible = _visible(stacks)
-            if settle.observe(_content(stacks), state.t):
+            visible = _visible(contents[name])
+            if name in held:
+                settle.hold(state.t)
+            elif settle.observe(readings[name], state.t):
                 changes.append(_Change(name, before, settle.committed or (), visible, since or state.t, first))
-            elif name in self._cover and settle.known:
+                continue
+            if name in self._cover and settle.known:
                 self._update_cover(name, settle.committed or (), visible, state.t)
         # Pick-ups and gathers first, then what lands: a push is explained by the pick-up of the same frame.
         changes.sort(key=lambda c: _value(c.new) - _value(c.old))
@@ -143,6 +157,42 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         if self._landing is not None and state.t - self._landing.last > self.config.trip_merge_s:
             self.flush()
         self._expire(state.t)
+        for gone in self._read.keys() - self.tracker.tracks.keys():
+            del self._read[gone]
+            self._suspect.discard(gone)
+
+    def _relabelled(self, track: Track, seen: SeenChips, *, covered: bool) -> bool:
+        """Whether this stack is in doubt: under a hand, its chips changed to ones that neither add to nor take
+        from what it was (another stack put where it stood, read as the same one); it stays in doubt while the hand
+        is there."""
+        chips, before = Counter(seen.denominations), self._read.get(track.id)
+        self._read[track.id] = chips
+        if not covered:
+            self._suspect.discard(track.id)
+        elif before is not None and not (chips <= before or before <= chips):
+            self._suspect.add(track.id)
+        return track.id in self._suspect
+
+    def _in_doubt(self, readings: dict[str, ChipContent], doubtful: set[str]) -> set[str]:
+        """The zones whose new reading must wait this frame.
+
+        A zone part of which a hand hides, and whose seen part changed, waits until it is seen again: the hidden
+        stacks may have been taken, merged or restacked under the hand, and counting them as they were would
+        add them twice. While a seat's stack waits, chips growing its bet or hole zone (or the pot, for any
+        stack) wait too: the chips that land must not be read before the stack they left."""
+        held = {name for name in doubtful
+                if self._settle[name].known and readings[name] != self._settle[name].committed}
+        stacks = {zone_seat(name) for name in held if name.startswith("stack_")}
+        if not stacks:
+            return held
+        for name, reading in readings.items():
+            settle = self._settle[name]
+            if not settle.known or _value(reading) <= _value(settle.committed or ()):
+                continue
+            kind, seat = name.rpartition("_")[0], zone_seat(name)
+            if name == "pot" or (kind in ("bet", "hole") and seat in stacks):
+                held.add(name)
+        return held
 
     def _update_cover(self, zone: str, content: ChipContent, visible: float, t: float) -> None:
         cover = self._cover[zone]
@@ -178,6 +228,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             self._returns.append((self.out.t, -delta))
         elif zone == "pot" and delta > 0:
             self._pot_grew(_difference(new, old), delta)
+        if seat is not None and kind in ("stack", "hole") and delta < 0:
+            self.hands.confirm(zone, holding="chips")  # a pick-up: the hand's visit was more than passing by
         cover = self._cover.get(zone)
         covered = cover is not None and bool(cover.committed)
         self._emit_zone(zone, new, visible=change.visible if covered else 1.0)
@@ -244,6 +296,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
 
     def _pot_grew(self, chips: ChipContent, delta: int) -> None:
         left = _take(self._gathered, delta)
+        _take(self._returns, delta - left)  # gathered chips went to the pot: they can no longer go back to a stack
         picked = [p for p in self._pickups.values() if p.value > 0]
         if left > 0 and picked:
             self._land(max(picked, key=lambda p: p.t).seat, chips, landed="pot")

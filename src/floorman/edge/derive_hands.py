@@ -2,7 +2,12 @@
 
 A hand's seat is the one it reached the table from: the seat (or the dealer, seat None) whose rail position is
 nearest to where its track was first seen, unless the state builder says. The zone under a hand must settle
-before it counts, so a hand sweeping across a zone on its way makes no event.
+before it counts, so a hand sweeping across a zone on its way makes no event. A player's stay in its own stack
+or hole zone (`confirmed_visits`) is held back until something shows it was more than the hand passing by on
+its way to the bet line or back: the chip and card derivers `confirm` it when the zone loses chips or cards
+while the hand is there (or within `confirm_window_s` after it left), and a hand resting `rest_s` on a stack
+confirms itself. Its enter is then published (late, at the time of the confirmation, before the zone's
+new content), and its leave with it or when the hand leaves; an unconfirmed visit publishes nothing.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Generic, Literal, TypeVar
 
 from floorman.core.events import ButtonMoved, HandZone, Tap
 from floorman.core.layout import TableLayout, ZoneKind
@@ -19,6 +24,7 @@ from floorman.edge.derive import DeriveConfig, Emitter, zone_seat
 from floorman.edge.derive_track import Settle, Track, Tracker
 
 PickedUp = Callable[[int, float], bool]
+Holding = Literal["nothing", "chips", "cards"]
 
 
 def nearest_seat(layout: TableLayout, point: PointMm, *, dealer: bool) -> int | None:
@@ -47,6 +53,27 @@ class HandInfo:
     on_table: bool = False
 
 
+@dataclass(frozen=True)
+class _Leave:
+    """A hand_zone leave to publish: the zone, the hand, when it entered the zone, and what it took from it
+    (None: ask the chip deriver when published)."""
+
+    zone: str
+    hand: HandInfo
+    entered: float
+    holding: Holding | None = None
+
+
+@dataclass
+class _Visit:
+    """A hand's stay in a zone whose hand_zone events wait for a confirmation."""
+
+    zone: str
+    hand: HandInfo
+    entered: float
+    left: float | None = None
+
+
 class HandDeriver:
     """Follows hands; queues their zone enters and leaves for the deriver to emit in order."""
 
@@ -57,9 +84,12 @@ class HandDeriver:
         self.tracker = Tracker(match_mm=2 * config.match_mm, still_mm=config.still_mm, lost_s=config.lost_s)
         self._kinds = frozenset(config.hand_zone_kinds)
         self._events = frozenset(config.hand_events)
+        self._confirmed = frozenset(config.confirmed_visits)
+        self._resting = frozenset(config.resting_visits)
         self._hands: dict[int, HandInfo] = {}
         self._enters: list[tuple[str, int | None]] = []
-        self._leaves: list[tuple[str, HandInfo]] = []
+        self._leaves: list[_Leave] = []
+        self._pending: list[_Visit] = []
         self.current: list[Track] = []
         self.live: dict[int, HandInfo] = self._hands
         self.ended: list[tuple[Track, HandInfo]] = []
@@ -84,6 +114,7 @@ class HandDeriver:
             self.ended.append((track, hand))
             if hand.zone.committed is not None:
                 self._leave(hand, t=state.t)
+        self._settle_visits(state.t)
 
     def _follow(self, track: Track, *, t: float) -> None:
         hand = self._hands.get(track.id)
@@ -104,15 +135,52 @@ class HandDeriver:
             if before is not None:
                 self._leave(hand, t=t, zone=before)
             if hand.zone.committed is not None:
-                self._enters.append((hand.zone.committed, hand.seat))
                 hand.entered_at = t
+                if self._kind_key(hand.zone.committed, hand.seat) in self._confirmed \
+                        and zone_seat(hand.zone.committed) == hand.seat:
+                    self._pending.append(_Visit(zone=hand.zone.committed, hand=hand, entered=t))
+                else:
+                    self._enters.append((hand.zone.committed, hand.seat))
 
     def _leave(self, hand: HandInfo, *, t: float, zone: str | None = None) -> None:
         left = zone if zone is not None else hand.zone.committed
         if left is None:
             return
         hand.visits[left] = hand.visits.get(left, 0.0) + t - hand.entered_at
-        self._leaves.append((left, hand))
+        for visit in self._pending:
+            if visit.hand is hand and visit.zone == left and visit.left is None:
+                visit.left = t  # not confirmed yet: its leave waits with its enter
+                return
+        self._leaves.append(_Leave(zone=left, hand=hand, entered=hand.entered_at))
+
+    @staticmethod
+    def _kind_key(zone: str, seat: int | None) -> str:
+        kind = zone.rpartition("_")[0] if zone_seat(zone) is not None else zone
+        return f"{'dealer' if seat is None else 'player'}:{kind}"
+
+    def _settle_visits(self, t: float) -> None:
+        """Confirm the visits resting long enough; forget those left too long ago to be confirmed."""
+        for visit in list(self._pending):
+            resting = visit.left is None and self._kind_key(visit.zone, visit.hand.seat) in self._resting
+            if resting and t - visit.entered >= self.config.rest_s:
+                self._pending.remove(visit)
+                self._enters.append((visit.zone, visit.hand.seat))
+            elif visit.left is not None and t - visit.left > self.config.confirm_window_s:
+                self._pending.remove(visit)
+
+    def confirm(self, zone: str, *, holding: Holding) -> None:
+        """`zone` lost chips or cards (`holding`: which): the latest unconfirmed visit of a hand to it was a pick-up
+        or a fold. Publishes its enter now (before the zone's new content) and queues its leave if the hand has
+        left, holding what it took."""
+        for visit in reversed(self._pending):
+            if visit.zone != zone:
+                continue
+            self._pending.remove(visit)
+            if self._published(zone, visit.hand.seat, "enter"):
+                self.out.emit(HandZone, zone=zone, seat=visit.hand.seat, action="enter")
+            if visit.left is not None:
+                self._leaves.append(_Leave(zone=zone, hand=visit.hand, entered=visit.entered, holding=holding))
+            return
 
     def emit_taps(self) -> None:
         """A player's hand that rested on its own hole cards and left with nothing of its seat changed."""
@@ -124,10 +192,7 @@ class HandDeriver:
                 self.out.emit(Tap, seat=seat, count=2)
 
     def _published(self, zone: str, seat: int | None, action: str) -> bool:
-        if "*" in self._events:
-            return True
-        kind = zone.rpartition("_")[0] if zone_seat(zone) is not None else zone
-        return f"{'dealer' if seat is None else 'player'}:{kind}:{action}" in self._events
+        return "*" in self._events or f"{self._kind_key(zone, seat)}:{action}" in self._events
 
     def emit_enters(self) -> None:
         for zone, seat in self._enters:
@@ -135,12 +200,13 @@ class HandDeriver:
                 self.out.emit(HandZone, zone=zone, seat=seat, action="enter")
 
     def emit_leaves(self, *, picked_up: PickedUp) -> None:
-        for zone, hand in self._leaves:
+        for leave in self._leaves:
+            zone, hand = leave.zone, leave.hand
             if not self._published(zone, hand.seat, "leave"):
                 continue
-            holding = hand.holding
+            holding = leave.holding or hand.holding
             owner = zone_seat(zone)
-            if zone.startswith("stack_") and owner is not None and picked_up(owner, hand.entered_at):
+            if zone.startswith("stack_") and owner is not None and picked_up(owner, leave.entered):
                 holding = "chips"
             self.out.emit(HandZone, zone=zone, seat=hand.seat, action="leave", holding=holding)
 

@@ -33,24 +33,35 @@ class Settle(Generic[T]):
     _candidate: T | None = None
     _since: float = 0.0
     _count: int = 0
+    _held_since: float | None = None
 
     def observe(self, value: T, t: float) -> bool:
         """Feed this frame's reading; True when it commits a value different from the committed one."""
         if self.known and value == self.committed:
-            self._count = 0
+            self._count, self._held_since = 0, None
             return False
         if self._count == 0 or value != self._candidate:
             self._candidate, self._since, self._count = value, t, 1
         else:
             self._count += 1
         if self._count >= self.frames and t - self._since >= self.seconds:
-            self.committed, self.known, self._count = value, True, 0
+            self.committed, self.known, self._count, self._held_since = value, True, 0, None
             return True
         return False
 
+    def hold(self, t: float) -> None:
+        """This frame's reading cannot be trusted (part of it is hidden): no candidate counts through it, but
+        `pending_since` remembers that the committed value has been in doubt since `t`."""
+        if self._held_since is None:
+            self._held_since = min(t, self._since) if self._count else t
+        self._count = 0
+
     @property
     def pending_since(self) -> float | None:
-        """When the reading now waiting to settle was first seen (None when none waits)."""
+        """When the committed value was first in doubt: the reading now waiting to settle was first seen, or a
+        `hold` began before it (None when neither)."""
+        if self._held_since is not None:
+            return min(self._held_since, self._since) if self._count else self._held_since
         return self._since if self._count else None
 
 

@@ -1,0 +1,157 @@
+"""Chips a hand hides: stacks that vanish under a hand may have been taken, merged or restacked there, so a zone
+whose seen part changed while part of it is hidden waits until it is seen again (no double counting, and the
+stack is read before the chips that left it land)."""
+
+from __future__ import annotations
+
+import pytest
+
+from floorman.core.events import EventBase
+from floorman.core.table_state import TableState
+from floorman.edge.derive import EventDeriver
+from tests.edge.derive_helpers import LAYOUT, Scene, centre, chips, hand
+
+
+def run(deriver: EventDeriver, states: list[TableState]) -> list[EventBase]:
+    return [event for state in states for event in deriver.update(state)]
+
+
+def of(events: list[EventBase], kind: str) -> list[dict[str, object]]:
+    return [e.model_dump() for e in events if e.model_dump()["type"] == kind]
+
+
+def zone_values(events: list[EventBase], zone: str) -> list[object]:
+    return [z["value"] for z in of(events, "zone_chips") if z["zone"] == zone]
+
+
+@pytest.fixture
+def deriver() -> EventDeriver:
+    return EventDeriver(LAYOUT, table_id="t1", camera_id="c1")
+
+
+def test_a_stack_restacked_under_the_dealers_hand_is_not_counted_twice(deriver: EventDeriver) -> None:
+    """The dealer pushes a pot to a winner and the stack is restacked under the hand: the small chips' old
+    stack vanishes and a taller one appears beside it. Counting the vanished stack as still there, hidden,
+    made the stack grow by more than the pot (a false 'chips from outside' alert)."""
+    scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1), 2: chips("stack_1", [25] * 4, track=2, dx=40),
+                         9: chips("pot", [25, 25], track=9)})
+    run(deriver, scene.frames(10))
+    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
+    events = run(deriver, scene.frames(2))
+    scene.hands[60] = hand(centre("pot", 0, -10), "pot", track=60)
+    events += run(deriver, scene.frames(4))
+    del scene.chips[9]
+    scene.hands[60] = hand(centre("stack_1"), "stack_1", track=60)
+    events += run(deriver, scene.frames(4))
+    del scene.chips[2]
+    scene.chips[3] = chips("stack_1", [25] * 6, track=3, dx=-40)
+    events += run(deriver, scene.frames(12))
+    del scene.hands[60]
+    events += run(deriver, scene.frames(30))
+    assert zone_values(events, "pot") == [0]
+    assert zone_values(events, "stack_1") == [1150]
+
+
+def test_a_stack_taken_whole_under_the_palm_is_read_before_the_chips_land(deriver: EventDeriver) -> None:
+    """A player picks up one small stack whole and part of another, and bets them. The arm reaching to the bet
+    zone keeps the taken stack 'hidden': reading the stack with it made a pick-up too small, and the rest of
+    it read only after the chips landed (a false 'chips left the table' alert)."""
+    scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1), 2: chips("stack_1", [100] * 2, track=2, dx=40)})
+    run(deriver, scene.frames(10))
+    scene.hands[51] = hand(LAYOUT.seat(1).position, "rail_edge", track=51)
+    events = run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("stack_1", 0, 5), "stack_1", track=51)
+    events += run(deriver, scene.frames(3))
+    del scene.chips[2]
+    scene.chips[1] = chips("stack_1", [100] * 8, track=1)
+    events += run(deriver, scene.frames(6))
+    scene.hands[51] = hand(centre("bet_1", 0, 5), "bet_1", track=51)
+    scene.chips[101] = chips("bet_1", [100] * 4, track=101, dx=30)
+    events += run(deriver, scene.frames(8))
+    del scene.hands[51]
+    events += run(deriver, scene.frames(30))
+    assert zone_values(events, "stack_1") == [800]
+    assert zone_values(events, "bet_1") == [400]
+    order = [z["zone"] for z in of(events, "zone_chips")]
+    assert order.index("stack_1") < order.index("bet_1")
+    assert [(p["seat"], p["trip"], p["value"]) for p in of(events, "chips_pushed")] == [(1, 1, 400)]
+    # The visit is confirmed only by the pick-up, read after the hand left: enter, the stack, leave with chips.
+    stack = [(str(d["type"]), d.get("action"), d.get("holding")) for d in (e.model_dump() for e in events)
+             if d.get("zone") == "stack_1"]
+    assert stack == [("hand_zone", "enter", "nothing"), ("zone_chips", None, None), ("hand_zone", "leave", "chips")]
+
+
+def test_chips_that_landed_and_were_restacked_under_the_palm_are_one_push(deriver: EventDeriver) -> None:
+    """The chips a player bets land, rest a moment, and are squared up under the palm (the landed stack vanishes,
+    a stack of the same chips appears beside it). Counting both made the bet look larger than it was (a false
+    'raise below the minimum')."""
+    scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1), 20: chips("bet_1", [25, 25], track=20, dx=-60)})
+    run(deriver, scene.frames(10))
+    scene.hands[51] = hand(LAYOUT.seat(1).position, "rail_edge", track=51)
+    events = run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("stack_1", 0, 5), "stack_1", track=51)
+    scene.chips[1] = chips("stack_1", [100] * 8, track=1)
+    events += run(deriver, scene.frames(6))
+    scene.hands[51] = hand(centre("bet_1", 0, 5), "bet_1", track=51)
+    scene.chips[30] = chips("bet_1", [100, 100], track=30, dx=30)
+    events += run(deriver, scene.frames(2))
+    del scene.chips[30]
+    scene.chips[31] = chips("bet_1", [100, 100], track=31, dx=0)
+    events += run(deriver, scene.frames(8))
+    del scene.hands[51]
+    events += run(deriver, scene.frames(30))
+    assert zone_values(events, "bet_1") == [250]
+    assert [(p["seat"], p["value"]) for p in of(events, "chips_pushed")] == [(1, 200)]
+
+
+def test_a_stack_read_as_other_chips_under_a_splashing_hand_is_in_doubt(deriver: EventDeriver) -> None:
+    """A player splashes a 500 onto the pot: under the hand the pot's stack of 100s is read as the 500 (same place,
+    same track) and the 100s reappear beside it when the hand leaves. Taking the relabelled stack at its word made
+    the pot shrink and the splash look like the 100s (a wrong amount for the splash)."""
+    scene = Scene(chips={1: chips("stack_1", [500] * 5, track=1), 9: chips("pot", [100] * 6, track=9)})
+    run(deriver, scene.frames(10))
+    scene.hands[51] = hand(LAYOUT.seat(1).position, "rail_edge", track=51)
+    events = run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("stack_1", 0, 5), "stack_1", track=51)
+    scene.chips[1] = chips("stack_1", [500] * 4, track=1)
+    events += run(deriver, scene.frames(8))
+    scene.hands[51] = hand(centre("pot", 20, -10), "pot", track=51)
+    events += run(deriver, scene.frames(4))
+    scene.chips[9] = chips("pot", [500], track=9)
+    events += run(deriver, scene.frames(6))
+    scene.hands[51] = hand(LAYOUT.seat(1).position, "rail_edge", track=51)
+    scene.chips[10] = chips("pot", [100] * 6, track=10, dx=45)
+    events += run(deriver, scene.frames(3))
+    del scene.hands[51]
+    events += run(deriver, scene.frames(30))
+    assert zone_values(events, "pot") == [1100]
+    assert [(p["seat"], p["value"], p["landed_zone"]) for p in of(events, "chips_pushed")] == [(1, 500, "pot")]
+
+
+def test_gathered_bets_do_not_explain_pocket_chips_after_the_pot_is_awarded(deriver: EventDeriver) -> None:
+    """Bets gathered into the pot were counted twice as chips that may go back to a stack (once leaving the bet
+    zone, once leaving the pot as the award), so chips a winner then brought from below the table looked like
+    chips coming back from the table."""
+    scene = Scene(chips={1: chips("stack_4", [500] * 4, track=1), 2: chips("bet_4", [1000], track=2)})
+    run(deriver, scene.frames(10))
+    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
+    events = run(deriver, scene.frames(2))
+    scene.hands[60] = hand(centre("bet_4", 0, -10), "bet_4", track=60)
+    events += run(deriver, scene.frames(6))
+    del scene.chips[2]
+    scene.hands[60] = hand(centre("pot", 0, -10), "pot", track=60)
+    scene.chips[3] = chips("pot", [1000], track=3)
+    events += run(deriver, scene.frames(12))
+    del scene.chips[3]
+    scene.hands[60] = hand(centre("stack_4", 0, -60), "stack_4", track=60)
+    scene.chips[4] = chips("stack_4", [1000], track=4, dx=-45)
+    events += run(deriver, scene.frames(12))
+    del scene.hands[60]
+    events += run(deriver, scene.frames(15))
+    scene.hands[54] = hand(LAYOUT.seat(4).position, "rail_edge", track=54)
+    events += run(deriver, scene.frames(3))
+    scene.hands[54] = hand(centre("stack_4"), "stack_4", track=54)
+    scene.chips[5] = chips("stack_4", [1000], track=5, dx=45)
+    events += run(deriver, scene.frames(12))
+    assert zone_values(events, "stack_4") == [3000, 4000]
+    assert [(c["direction"], c["seat"], c["value"]) for c in of(events, "rail_crossing")] == [("in", 4, 1000)]

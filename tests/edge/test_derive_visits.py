@@ -1,0 +1,104 @@
+"""hand_zone for a player's own stack and hole zones: published for a pick-up, a fold or a hand resting on its
+stack, never for a hand passing over them on its way to the bet line and back."""
+
+from __future__ import annotations
+
+import pytest
+
+from floorman.core.events import EventBase
+from floorman.core.table_state import TableState
+from floorman.edge.derive import DeriveConfig, EventDeriver
+from tests.edge.derive_helpers import LAYOUT, Scene, card, centre, chips, hand
+
+
+def run(deriver: EventDeriver, states: list[TableState]) -> list[EventBase]:
+    return [event for state in states for event in deriver.update(state)]
+
+
+def visits(events: list[EventBase]) -> list[tuple[object, ...]]:
+    return [(d["zone"], d["action"], d["holding"]) for e in events if (d := e.model_dump())["type"] == "hand_zone"]
+
+
+def kinds(events: list[EventBase]) -> list[str]:
+    return [str(e.model_dump()["type"]) for e in events]
+
+
+@pytest.fixture
+def deriver() -> EventDeriver:
+    return EventDeriver(LAYOUT, table_id="t1", camera_id="c1")
+
+
+def move(scene: Scene, deriver: EventDeriver, zone: str, *, frames: int, track: int = 51) -> list[EventBase]:
+    scene.hands[track] = hand(centre(zone, 0, 5), zone, track=track)
+    return run(deriver, scene.frames(frames))
+
+
+def bet_over_the_cards(deriver: EventDeriver) -> list[EventBase]:
+    """Seat 1 picks two chips up, crosses its cards on the way to the bet line, lands them and goes back over its
+    cards and its stack to the rail."""
+    scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1)},
+                  cards={5: card("hole_1", track=5, at=centre("hole_1", 40)), 6: card("hole_1", track=6)})
+    run(deriver, scene.frames(10))
+    scene.hands[51] = hand(LAYOUT.seat(1).position, "rail_edge", track=51)
+    events = run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("stack_1", 0, 5), "stack_1", track=51)
+    scene.chips[1] = chips("stack_1", [100] * 8, track=1)
+    events += run(deriver, scene.frames(8))
+    events += move(scene, deriver, "hole_1", frames=8)
+    events += move(scene, deriver, "bet_1", frames=4)
+    scene.chips[101] = chips("bet_1", [100, 100], track=101, dx=30)
+    events += run(deriver, scene.frames(6))
+    events += move(scene, deriver, "hole_1", frames=8)
+    events += move(scene, deriver, "stack_1", frames=8)
+    del scene.hands[51]
+    return events + run(deriver, scene.frames(30))
+
+
+def test_a_hand_passing_over_its_cards_and_stack_makes_no_visit(deriver: EventDeriver) -> None:
+    events = bet_over_the_cards(deriver)
+    assert visits(events) == [("stack_1", "enter", "nothing"), ("stack_1", "leave", "chips"),
+                              ("bet_1", "leave", "nothing")]
+    assert [(e["seat"], e["value"]) for e in (x.model_dump() for x in events) if e["type"] == "chips_pushed"] \
+        == [(1, 200)]
+
+
+def test_without_confirmation_every_settled_visit_is_published() -> None:
+    deriver = EventDeriver(LAYOUT, table_id="t1", camera_id="c1", config=DeriveConfig(confirmed_visits=()))
+    assert visits(bet_over_the_cards(deriver)).count(("hole_1", "enter", "nothing")) == 2
+
+
+def test_a_fold_publishes_the_enter_before_the_emptied_cards(deriver: EventDeriver) -> None:
+    scene = Scene(cards={5: card("hole_1", track=5, at=centre("hole_1", 40)), 6: card("hole_1", track=6)})
+    run(deriver, scene.frames(10))
+    scene.hands[51] = hand(LAYOUT.seat(1).position, "rail_edge", track=51)
+    events = run(deriver, scene.frames(3))
+    events += move(scene, deriver, "hole_1", frames=6)
+    for step in range(1, 4):  # the cards slide towards the muck under the hand
+        for track in (5, 6):
+            scene.cards[track] = card(None, track=track, at=centre("hole_1", 60 * step, 120 * step))
+        events += run(deriver, scene.frames(1))
+    for track in (5, 6):
+        scene.cards[track] = card("muck", track=track, at=centre("muck", 10 * track))
+    del scene.hands[51]
+    events += run(deriver, scene.frames(30))
+    assert visits(events) == [("hole_1", "enter", "nothing")]
+    order = [(str(d["type"]), d.get("zone")) for d in (e.model_dump() for e in events)]
+    assert order.index(("hand_zone", "hole_1")) < order.index(("zone_cards", "hole_1"))
+
+
+def test_a_tap_on_the_cards_is_no_visit_but_a_hand_resting_on_the_stack_is(deriver: EventDeriver) -> None:
+    scene = Scene(chips={1: chips("stack_2", [500] * 6, track=1)}, cards={5: card("hole_2", track=5)})
+    run(deriver, scene.frames(10))
+    scene.hands[52] = hand(LAYOUT.seat(2).position, "rail_edge", track=52)
+    events = run(deriver, scene.frames(3))
+    events += move(scene, deriver, "hole_2", frames=15, track=52)
+    del scene.hands[52]
+    events += run(deriver, scene.frames(20))
+    assert "tap" in kinds(events)
+    assert visits(events) == []
+    scene.hands[53] = hand(LAYOUT.seat(2).position, "rail_edge", track=53)
+    events = run(deriver, scene.frames(3))
+    events += move(scene, deriver, "stack_2", frames=40, track=53)
+    del scene.hands[53]
+    events += run(deriver, scene.frames(20))
+    assert visits(events) == [("stack_2", "enter", "nothing"), ("stack_2", "leave", "nothing")]
