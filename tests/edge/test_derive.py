@@ -39,6 +39,14 @@ def test_stacks_seen_at_start_are_announced_once(deriver: EventDeriver) -> None:
     assert of(events, "zone_chips")[0]["value"] == 1000
 
 
+def test_a_zone_reading_is_as_sure_as_its_least_sure_stack(deriver: EventDeriver) -> None:
+    scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1),
+                         2: chips("stack_1", [25] * 4, track=2, dx=60.0, count_confidence=0.3),
+                         3: chips("stack_2", [100] * 5, track=3)})
+    readings = {e["zone"]: (e["value"], e["confidence"]) for e in of(run(deriver, scene.frames(20)), "zone_chips")}
+    assert readings == {"stack_1": (1100, 0.3), "stack_2": (500, 1.0)}
+
+
 @pytest.mark.parametrize("frames", [1, 2])
 def test_flicker_shorter_than_the_settle_makes_no_event(deriver: EventDeriver, frames: int) -> None:
     scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1)})

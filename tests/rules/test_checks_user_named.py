@@ -95,6 +95,14 @@ def test_chips_from_outside_unexplained_stack_increase_is_flagged_with_less_conf
     assert alert.seat == 4 and alert.confidence < 1.0
 
 
+def test_chips_from_outside_a_stack_the_camera_could_not_count_is_not_flagged() -> None:
+    checker, stream, start = table("ggc")
+    stream.stacks[4] += 1000
+    unsure = [e.model_copy(update={"confidence": 0.3}) for e in stream.seat_stacks()[3:]]
+    alerts = run(checker, start, unsure, stream.wait(5), stream.tap(4))
+    assert rules_of(alerts, RuleId.CHIPS_FROM_OUTSIDE) == []
+
+
 def test_chips_from_outside_change_given_back_award_and_protector_are_not_flagged() -> None:
     checker, stream, start = table("ggc")
     alerts = run(checker, start, stream.protect(1, 100), stream.push(4, 1000), stream.change(4, 400),

@@ -91,6 +91,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
 
     def __init__(self, layout: TableLayout, *, config: DeriveConfig, out: Emitter, hands: HandDeriver) -> None:
         super().__init__(layout, config=config, out=out, hands=hands, kinds=_KINDS)
+        self._sureness: dict[str, float] = {}  # per zone: how sure its latest reading is (values and counts)
         self._cover: dict[str, Settle[bool]] = {
             name: Settle(config.settle_frames, config.cover_min_s) for name in self.zones if name.startswith("stack_")}
         self._pickups: dict[int, _Pickup] = {}
@@ -137,6 +138,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
                 contents[track.zone].append((track, 0.0))
                 doubtful.add(track.zone)
         readings = {name: _content(stacks) for name, stacks in contents.items()}
+        for name, stacks in contents.items():
+            self._sureness[name] = _sureness(stacks)
         held = self._in_doubt(readings, doubtful)
         changes: list[_Change] = []
         for name in self.zones:
@@ -203,7 +206,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
 
     def _emit_zone(self, zone: str, content: ChipContent, *, visible: float) -> None:
         self.out.emit(ZoneChips, zone=zone, seat=zone_seat(zone), chips=_chips(content), value=_value(content),
-                      visible_fraction=round(max(0.0, min(1.0, visible)), 2))
+                      visible_fraction=round(max(0.0, min(1.0, visible)), 2),
+                      confidence=round(self._sureness.get(zone, 1.0), 3))
 
     def _commit(self, change: _Change) -> None:
         zone, old, new, first = change.zone, change.old, change.new, change.first
@@ -358,6 +362,12 @@ def _content(stacks: list[tuple[Track, float]]) -> ChipContent:
         if isinstance(seen, SeenChips):
             tally.update(seen.denominations)
     return tuple(sorted(tally.items(), reverse=True))
+
+
+def _sureness(stacks: list[tuple[Track, float]]) -> float:
+    """How sure a zone's reading is: its least sure stack's values or count (1 for an empty zone)."""
+    return min((min(track.seen.denomination_confidence, track.seen.count_confidence) for track, _ in stacks
+                if isinstance(track.seen, SeenChips)), default=1.0)
 
 
 def _visible(stacks: list[tuple[Track, float]]) -> float:

@@ -147,17 +147,19 @@ class ChipLedgerCheck(Check):
             else:
                 self._take(event.value, any_source=True)
         elif isinstance(event, ZoneChips):
-            self._zone(event)
+            self._zone(event, trusted=event.confidence >= view.settings.ledger_min_confidence)
         if self._transit or self._deficits:
             found.extend(self._expired(event, view))
         return found
 
-    def _zone(self, event: ZoneChips) -> None:
+    def _zone(self, event: ZoneChips, *, trusted: bool) -> None:
         stack = event.zone.startswith("stack_")
         if stack and event.visible_fraction < 1.0:
             return  # covered: read it again once it is uncovered
         old = self._values.get(event.zone)
         self._values[event.zone] = event.value
+        if not trusted:
+            return  # an unsure count: the new value is the baseline, the change proves nothing
         if old is None:
             if stack or event.frame == 0:
                 return
@@ -212,7 +214,8 @@ class ChipLedgerCheck(Check):
     def _unexplained_increase(deficit: _Deficit) -> Finding:
         event = deficit.event
         return Evidence.of(event).finding(
-            rule=RuleId.CHIPS_FROM_OUTSIDE, seat=event.seat, key=f"ledger{event.seq}", confidence=0.6,
+            rule=RuleId.CHIPS_FROM_OUTSIDE, seat=event.seat, key=f"ledger{event.seq}",
+            confidence=round(0.6 * event.confidence, 3),
             fr=f"Siège {event.seat} : le tapis a augmenté de {deficit.amount} sans gain de pot, monnaie ni jetons "
                "venus d'ailleurs sur la table. Clip à vérifier par l'arbitre.",
             en=f"Seat {event.seat}: the stack grew by {deficit.amount} with no pot, change or chips from elsewhere "
@@ -221,6 +224,7 @@ class ChipLedgerCheck(Check):
     @staticmethod
     def _lost(transit: _Transit, source: ZoneChips) -> Finding:
         return Evidence.of(source).finding(
-            rule=RuleId.CHIPS_LEAVING_TABLE, seat=source.seat, key=f"ledger{source.seq}", confidence=0.5,
+            rule=RuleId.CHIPS_LEAVING_TABLE, seat=source.seat, key=f"ledger{source.seq}",
+            confidence=round(0.5 * source.confidence, 3),
             fr=f"Siège {source.seat} : {transit.amount} en jetons ont quitté le tapis sans être revus sur la table.",
             en=f"Seat {source.seat}: {transit.amount} in chips left the stack and were not seen again on the table.")
