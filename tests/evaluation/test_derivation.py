@@ -12,6 +12,7 @@ from floorman.datasets.scenario_render import run_scenario
 from floorman.datasets.truth import FrameTruth, ObjectRecord
 from floorman.evaluation.__main__ import main
 from floorman.evaluation.derivation import compare_events, derive_events, evaluate_scenario, with_feeds
+from tests.datasets.test_scenario_render import TINY
 
 LAYOUT = TableLayout.default()
 
@@ -76,33 +77,20 @@ def test_the_command_prints_each_scenario_and_the_totals(scenario: Path, capsys:
     assert "button_moved   truth    1  derived    1  matched    1" in out
 
 
-TINY_PUSH = """\
-name: tiny_push
-duration: 2
-seed: 3
-seats:
-  - {seat: 1, stack: {1000: 2, 100: 10}}
-  - {seat: 5, stack: {1000: 2, 100: 10}}
-button: 5
-timeline:
-  - {do: push, seat: 1, chips: {100: 2}, at: 0.3}
-"""
-
-
 @pytest.mark.slow
 def test_vision_on_the_video_is_scored_like_the_truth_frames(tmp_path: Path) -> None:
     import cv2
 
     from floorman.vision.calibration import calibrate_from_markers
 
-    spec = tmp_path / "tiny_push.yaml"
-    spec.write_text(TINY_PUSH, encoding="utf-8")
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(TINY, encoding="utf-8")
     folder = tmp_path / "render"
     run_scenario(spec, folder, size=(1280, 720))
     calibration = calibrate_from_markers(cv2.imread(str(folder / "calibration.png")), layout=LAYOUT)
     calibration.save(folder / "cam.yaml")
     seen = evaluate_scenario(folder, calibration=folder / "cam.yaml")
     truth = evaluate_scenario(folder)
-    assert seen.frames == truth.frames == 60 and seen.name == "tiny_push"
+    assert seen.frames == truth.frames == 90 and seen.name == "tiny"
     assert set(truth.events) <= set(seen.events)  # every truth event type is scored for vision too
     assert sum(s.derived for s in seen.events.values()) > 0  # the detector saw the table's stacks
