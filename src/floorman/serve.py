@@ -25,9 +25,11 @@ from pathlib import Path
 import zmq
 
 from floorman.core.alerts import Alert
+from floorman.core.errors import ConfigError
 from floorman.core.events import Event
 from floorman.edge.bus import PublisherKey, ReplayTarget, check_endpoint
-from floorman.edge.subscriber import EventSubscriber, SubscriberStats
+from floorman.edge.keys import make_client
+from floorman.edge.subscriber import EventSubscriber, SubscriberSecurity, SubscriberStats
 from floorman.rules.cli import register_commands
 from floorman.rules.rulebook import SHIPPED_RULEBOOKS, load_rulebook
 from floorman.rules.service import CheckerService, CheckerStats, alert_message, is_alert_topic
@@ -65,12 +67,15 @@ class RulesService:
 
     def __init__(self, *, core: CheckerService, subscribe: str, publish: str, table: str | None = None,
                  bind_publish: bool = False, replay: Mapping[PublisherKey | str, ReplayTarget] | None = None,
-                 replay_timeout: float = 1.0, discovery_wait: float = 3.0) -> None:
+                 replay_timeout: float = 1.0, discovery_wait: float = 3.0,
+                 security: SubscriberSecurity | None = None) -> None:
         self.core = core
+        self.security = security
         self.publish_endpoint = check_endpoint(publish, bind=bind_publish, name="publish")
         self.bind_publish = bind_publish
         self.subscriber = EventsOnly(subscribe, tables=None if table is None else [table], replay=replay,
-                                     replay_timeout=replay_timeout, discovery_wait=discovery_wait)
+                                     replay_timeout=replay_timeout, discovery_wait=discovery_wait,
+                                     security=security)
         self.published = 0
         self._context: zmq.Context[zmq.Socket[bytes]] | None = None
         self._pub: zmq.Socket[bytes] | None = None
@@ -85,6 +90,8 @@ class RulesService:
         context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
         pub = context.socket(zmq.PUB)
         pub.linger = 1000
+        if self.security is not None and not self.bind_publish:  # alerts into a CURVE broker's frontend
+            make_client(pub, self.security.keys, server_key=self.security.broker_key)
         try:
             if self.bind_publish:
                 pub.bind(self.publish_endpoint)
@@ -174,12 +181,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     rules.add_argument("--discovery-wait", metavar="S", type=float, default=3.0,
                        help="seconds a gap may wait for the edge's heartbeat to announce its replay endpoint "
                        "(default: %(default)s; 0 counts such a gap lost at once)")
+    rules.add_argument("--keys", metavar="FILE.key_secret", type=Path, default=None,
+                       help="this service's secret certificate: CURVE to the broker (needs --broker-key; the broker "
+                       "must allow its public key to publish alerts)")
+    rules.add_argument("--broker-key", metavar="FILE.key", type=Path, default=None,
+                       help="the broker's public certificate")
     rules.add_argument("--tournament", metavar="ID", default="tournament",
                        help="tournament id of the sanction register (default: %(default)s)")
     rules.add_argument("--register", metavar="FILE.json", type=Path, default=None,
                        help="the director's sanction register (JSON), read at start and whenever it changes: "
                        "the suggested sanctions climb the ladder on what he recorded (never written here)")
     rules.set_defaults(handler=run_service)
+
+
+def _security(args: argparse.Namespace) -> SubscriberSecurity | None:
+    if (args.keys is None) != (args.broker_key is None):
+        raise ConfigError("expected both --keys and --broker-key for CURVE, or neither",
+                          field="--keys" if args.keys is None else "--broker-key")
+    if args.keys is None or args.broker_key is None:
+        return None
+    return SubscriberSecurity.from_files(keys=args.keys, broker=args.broker_key)
 
 
 def run_service(args: argparse.Namespace) -> int:
@@ -192,7 +213,8 @@ def run_service(args: argparse.Namespace) -> int:
         core = CheckerService(rulebook=load_rulebook(args.rulebook), tournament_id=args.tournament,
                               register_path=args.register)
         service = RulesService(core=core, subscribe=args.subscribe, publish=args.publish, table=args.table,
-                               bind_publish=args.publish_bind, replay=targets, discovery_wait=args.discovery_wait)
+                               bind_publish=args.publish_bind, replay=targets, discovery_wait=args.discovery_wait,
+                               security=_security(args))
     except ValueError as exc:
         sys.stderr.write(f"floorman rules: {exc}\n")
         return 2

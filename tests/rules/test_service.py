@@ -15,7 +15,7 @@ import pytest
 import zmq
 
 from floorman.cli import build_parser
-from floorman.core.alerts import ALERT_ADAPTER
+from floorman.core.alerts import ALERT_ADAPTER, Alert
 from floorman.core.events import EventBase, Heartbeat, encode_event, event_topic
 from floorman.edge.broker import Broker
 from floorman.edge.bus import PublisherKey, ReplayTarget
@@ -182,3 +182,43 @@ def test_service_on_the_bus_fills_a_gap_and_publishes_to_the_same_broker(tmp_pat
     assert stats.checker.events == len(stream) and stats.bus.malformed == 0 and stats.bus.foreign == 0
     assert stats.published == 1 and stats.alerts_skipped >= 1  # its own alert came back and was left out
     assert consumer.alerts_skipped >= 1 and consumer.stats.malformed == 0
+
+
+def test_service_on_a_curve_bus_hears_the_edge_and_a_service_without_keys_hears_nothing(tmp_path: Path) -> None:
+    """CURVE broker: the edge and the rules service are on its allow-list; a service without keys gets nothing."""
+    from floorman.edge.broker import BrokerSecurity
+    from floorman.edge.keys import generate_keypair, load_allow_list, load_keypair
+    from floorman.edge.publisher import PublisherSecurity
+    from floorman.edge.subscriber import SubscriberSecurity
+
+    certs = {name: generate_keypair(tmp_path / "secrets", name=name) for name in ("broker", "edge", "rules")}
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    for name in ("edge", "rules"):  # publishers into the frontend: the edge, and the service's alerts
+        certs[name][0].rename(allowed / certs[name][0].name)
+    broker_public = tmp_path / "broker.key"
+    certs["broker"][0].rename(broker_public)
+    security = BrokerSecurity(keys=load_keypair(certs["broker"][1]), edge_keys=load_allow_list(allowed))
+    keyed = SubscriberSecurity.from_files(keys=certs["rules"][1], broker=broker_public)
+    stream = _pocket_stream()
+    with Broker(LOOPBACK, LOOPBACK, security=security) as broker:
+        services = [RulesService(core=CheckerService(rulebook=load_rulebook("club_000")),
+                                 subscribe=broker.backend_endpoint, publish=broker.frontend_endpoint, table="t1",
+                                 security=sec, discovery_wait=0.0) for sec in (keyed, None)]
+        with services[0], services[1], EventPublisher(
+                PublisherKey("t1", "sim"), broker=broker.frontend_endpoint, replay=LOOPBACK,
+                spool=Spool(":memory:"), heartbeat_interval=0.05,
+                security=PublisherSecurity.from_files(keys=certs["edge"][1], broker=broker_public)) as edge:
+            time.sleep(0.5)  # CURVE handshakes and subscriptions
+            for event in stream:
+                edge.publish(event)
+            raised: list[list[Alert]] = [[], []]
+            deadline = time.monotonic() + 10
+            while not raised[0] and time.monotonic() < deadline:
+                for i, service in enumerate(services):
+                    raised[i].extend(service.step(0.02))
+            for _ in range(20):
+                raised[1].extend(services[1].step(0.02))
+            heard = [service.stats.bus.received for service in services]
+    assert [(a.rule.value, a.seat) for a in raised[0]] == [("D2", 1)]
+    assert heard[0] >= len(stream) and heard[1] == 0 and raised[1] == []
