@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from floorman.core.errors import ConfigError
+from floorman.core.jsonl import JsonLineError, read_jsonl
 from floorman.core.table_state import SeenButton, SeenCard, SeenChips, SeenHand, TableState
 
 FRAMES_FILE = "frames.jsonl"
@@ -75,16 +76,10 @@ def read_frames(path: Path, *, field: str | None = None) -> list[FrameTruth]:
     (`field` names the flag or setting the path came from when the file is missing or empty)."""
     if not path.is_file():
         raise ConfigError(f"no such frames file: {path}", field=field)
-    frames: list[FrameTruth] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            frames.append(FrameTruth.model_validate_json(line))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "<root>"
-            raise ConfigError(f"line {number}: {first['msg']}", source=str(path), field=where) from None
+    try:
+        frames = read_jsonl(path, FrameTruth.model_validate_json)
+    except JsonLineError as exc:
+        raise ConfigError(f"line {exc.line}: {exc.message}", source=str(path), field=exc.field) from None
     if not frames:
         raise ConfigError("expected at least one frame, got an empty file", source=str(path), field=field)
     return frames

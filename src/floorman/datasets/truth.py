@@ -13,10 +13,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from floorman.core.alerts import TRUTH_ADAPTER, ExpectedAlert, TruthRecord
-from floorman.core.errors import SchemaError
+from floorman.core.alerts import ExpectedAlert
 from floorman.core.events import EventBase
 from floorman.core.frame_truth import FRAMES_FILE, FrameTruth, ObjectRecord, read_frames
+from floorman.core.jsonl import read_truth
 from floorman.datasets.render import ObjectTruth
 
 TRUTH_FILE = "truth.jsonl"
@@ -30,19 +30,6 @@ def write_truth(path: Path, *, events: Sequence[EventBase], expected: Sequence[E
     lines += [a.model_dump_json() for a in sorted(expected, key=lambda a: (a.t_start, a.rule.value))]
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return len(lines)
-
-
-def read_truth(path: Path) -> list[TruthRecord]:
-    """Decode a truth.jsonl; SchemaError names the file and line that is wrong."""
-    records: list[TruthRecord] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(TRUTH_ADAPTER.validate_json(line))
-        except ValueError as exc:
-            raise SchemaError(f"{path}: line {number}: {exc}") from None
-    return records
 
 
 def object_record(obj: ObjectTruth) -> ObjectRecord:

@@ -12,11 +12,12 @@ import sys
 from pathlib import Path
 
 from floorman.core.errors import SchemaError
+from floorman.core.jsonl import read_truth
 from floorman.rules.rulebook import SHIPPED_RULEBOOKS, load_rulebook
 from floorman.rules.ruling_models import situation_from_json
 from floorman.rules.rulings import rule_bet
 from floorman.rules.truth_check import check_truth
-from floorman.rules.truth_io import read_truth_records, report_json, report_text, scenario_rulebook, truth_paths
+from floorman.rules.truth_io import report_json, report_text, scenario_rulebook, truth_paths
 
 
 def register_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
@@ -96,7 +97,7 @@ def run_without_service(args: argparse.Namespace) -> int:
 
 def run_check_truth(args: argparse.Namespace) -> int:
     truth_path, spec_path = truth_paths(Path(args.path))
-    records = read_truth_records(truth_path)
+    records = read_truth(truth_path)
     book = load_rulebook(args.truth_rulebook or scenario_rulebook(spec_path, truth=truth_path))
     report = check_truth(records, rulebook=book)
     if args.json:

@@ -6,9 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
 
-from floorman.core.alerts import TRUTH_ADAPTER, TruthRecord
 from floorman.core.errors import ConfigError, SchemaError
 from floorman.rules.truth_check import RaisedAlert, TruthReport
 
@@ -19,25 +17,6 @@ def truth_paths(path: Path) -> tuple[Path, Path]:
     if not truth.is_file():
         raise SchemaError(f"{truth}: no such truth file (expected a scenario output folder or its truth.jsonl)")
     return truth, truth.parent / "scenario.yaml"
-
-
-def read_truth_records(path: Path) -> list[TruthRecord]:
-    """Every line of a truth file; a bad line is a SchemaError naming the file, the line and the field."""
-    records: list[TruthRecord] = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise SchemaError(f"{path}: cannot read the file: {exc.strerror or exc}") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(TRUTH_ADAPTER.validate_json(line))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "<root>"
-            raise SchemaError(f"{path}:{number}: field '{where}': {first['msg']}") from None
-    return records
 
 
 def scenario_rulebook(spec: Path, *, truth: Path) -> str:
