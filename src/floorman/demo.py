@@ -34,6 +34,7 @@ from floorman.edge.spool import Spool
 from floorman.rules.rulebook import load_rulebook
 from floorman.rules.service import CheckerService
 from floorman.rules.truth_check import RaisedAlert, TruthReport, score
+from floorman.rules.truth_io import report_text
 from floorman.serve import RulesService
 
 LOOPBACK = "tcp://127.0.0.1:*"
@@ -79,14 +80,14 @@ def run_demo(args: argparse.Namespace) -> int:
     records = read_truth(folder / "truth.jsonl")
     expected = [r for r in records if isinstance(r, ExpectedAlert)]
     feeds = [r for r in records if isinstance(r, BlindsLevel | Declaration)]
-    raised = _run_live(folder, table=spec.table_id, rulebook=spec.rulebook, layout=spec.layout, feeds=feeds)
-    report = score(raised, expected, rulebook=spec.rulebook, events=run.events)
-    _print_report(report)
+    raised, delivered = _run_live(folder, table=spec.table_id, rulebook=spec.rulebook, layout=spec.layout, feeds=feeds)
+    report = score(raised, expected, rulebook=spec.rulebook, events=delivered)
+    _print_report(report, source=f"{name} live")
     return 0
 
 
 def _run_live(folder: Path, *, table: str, rulebook: str, layout: str,
-              feeds: Sequence[EventBase]) -> list[RaisedAlert]:
+              feeds: Sequence[EventBase]) -> tuple[list[RaisedAlert], int]:
     latest: dict[str, Alert] = {}
     core = CheckerService(rulebook=load_rulebook(rulebook), tournament_id="demo")
     with Broker(LOOPBACK, LOOPBACK) as broker:
@@ -137,15 +138,13 @@ def _run_live(folder: Path, *, table: str, rulebook: str, layout: str,
     _say(f"edge: {counts.analysed} of {counts.captured} frames analysed in {time.perf_counter() - started:.1f} s, "
          f"{agent.publisher.stats.published} events published; rules: {stats.bus.delivered} events received "
          f"({stats.bus.replayed} by replay, {stats.bus.lost} lost)")
-    return [RaisedAlert(alert=a, raised_at=a.raised_at or a.evidence.t_end) for a in latest.values()
-            if a.confidence > 0]
+    raised = [RaisedAlert(alert=a, raised_at=a.raised_at or a.evidence.t_end) for a in latest.values()
+              if a.confidence > 0]
+    return raised, stats.bus.delivered
 
 
-def _print_report(report: TruthReport) -> None:
+def _print_report(report: TruthReport, *, source: str) -> None:
     met = sum(1 for o in report.outcomes if o.met_by is not None)
     _say(f"expected alerts met: {met}/{len(report.outcomes)}; unexpected: {len(report.unexpected)} "
          f"(precision {report.precision:.2f}, recall {report.recall:.2f})")
-    for outcome in report.outcomes:
-        want = outcome.expected
-        state = "met" if outcome.met_by is not None else "MISSED"
-        _say(f"  {state}: {want.rule.value} seat {want.seat} in {want.t_start:.1f}-{want.t_end:.1f} s ({want.note})")
+    sys.stdout.write(report_text(report, source=source))
