@@ -8,7 +8,17 @@ import pytest
 import yaml
 
 from floorman.core.errors import ConfigError
-from floorman.models.crops import CropSpec, crop_dataset, crop_labels, level_windows, read_labels, tile_origins
+from floorman.models.crops import (
+    Balance,
+    CropSpec,
+    crop_dataset,
+    crop_labels,
+    level_windows,
+    read_labels,
+    repeat_factors,
+    tile_origins,
+    write_balanced,
+)
 from tests.models.toy_data import make_toy_dataset
 
 
@@ -72,3 +82,29 @@ def test_crop_dataset_output_does_not_depend_on_workers(tmp_path: Path) -> None:
     assert trees[0] == trees[1] and len(trees[0]) > 12
     with pytest.raises(ValueError, match="workers: expected at least 1"):
         crop_dataset(source, tmp_path / "w0", spec=spec, workers=0)
+
+
+def test_repeat_factors_list_rare_classes_and_whole_frames_more_often() -> None:
+    # class 0 in every window, class 3 in one window of ten: sqrt(0.5 * 10 / 1) = 2.24 -> listed twice
+    classes = {f"f{i}_960_0_0": {0} for i in range(9)} | {"f9_960_0_0": {0, 3}}
+    factors = repeat_factors(classes, balance=Balance(threshold=0.5), coarse=set())
+    assert factors["f9_960_0_0"] == 2 and all(factors[f"f{i}_960_0_0"] == 1 for i in range(9))
+    coarse = repeat_factors(classes | {"f0_320_0_0": set()}, balance=Balance(threshold=0.5, coarse_repeat=3),
+                            coarse={"f0_320_0_0"})
+    assert coarse["f0_320_0_0"] == 3
+    with pytest.raises(ValueError, match="expected a repeat threshold in"):
+        Balance(threshold=0.0)
+
+
+def test_write_balanced_lists_windows_and_keeps_validation(tmp_path: Path) -> None:
+    source = make_toy_dataset(tmp_path / "toy", count=8, size=(320, 240))
+    data_yaml = crop_dataset(source, tmp_path / "windows", spec=CropSpec(levels=(160, 320), window=160))
+    balanced = write_balanced(data_yaml, balance=Balance(threshold=1.0, coarse_repeat=4), coarsest_level=160)
+    data = yaml.safe_load(balanced.read_text())
+    assert data["val"] == "images/val" and data["names"][2] == "chip"
+    listed = Path(data["train"]).read_text().splitlines()
+    images = sorted((tmp_path / "windows" / "images" / "train").iterdir())
+    assert set(listed) == {str(p.resolve()) for p in images}
+    whole = [p for p in images if p.stem.split("_")[-3] == "160"]
+    assert whole and all(listed.count(str(p.resolve())) >= 4 for p in whole)
+    assert len(listed) > len(images)

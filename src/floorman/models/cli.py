@@ -68,6 +68,10 @@ def _register_train(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     train.add_argument("--workers", type=int, default=defaults.loader_workers, help="data-loader workers")
     train.add_argument("--prep-workers", type=int, default=defaults.prep_workers,
                        help="processes cutting the frames into windows")
+    train.add_argument("--balance", type=float, help="repeat-factor sampling threshold, e.g. 0.5: windows "
+                       "with rare classes (button, hands) are listed more often (default: each once)")
+    train.add_argument("--coarse-repeat", type=int, default=defaults.coarse_repeat,
+                       help="with --balance: list whole-frame windows (coarsest level) at least N times")
     train.add_argument("--runs", type=Path, default=defaults.runs_dir, help="runs folder")
     train.add_argument("--name", default=defaults.name, help="run name (resumed when it exists)")
     train.add_argument("--no-resume", action="store_true", help="start over even if NAME has a checkpoint")
@@ -130,7 +134,7 @@ def run_train(args: argparse.Namespace) -> int:
         levels=args.levels, imgsz=args.imgsz, model=args.model, weights=args.weights, optimizer=args.optimizer,
         lr0=args.lr0, lrf=args.lrf, warmup_epochs=args.warmup_epochs, threads=args.threads, epochs=args.epochs,
         time_hours=args.time_hours, batch=args.batch, device=args.device, loader_workers=args.workers,
-        prep_workers=args.prep_workers,
+        prep_workers=args.prep_workers, balance=args.balance, coarse_repeat=args.coarse_repeat,
         runs_dir=args.runs, name=args.name, resume=not args.no_resume,
     )
     best = train_detector(config)

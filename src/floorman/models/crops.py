@@ -11,6 +11,7 @@ empty windows are skipped: one in `empty_every` is kept as a negative example.
 from __future__ import annotations
 
 import logging
+import math
 import multiprocessing
 import shutil
 from dataclasses import dataclass
@@ -186,4 +187,70 @@ def crop_dataset(source: Path, dest: Path, *, spec: CropSpec, workers: int = 1) 
         data["val"] = data["train"]
     out = dest / "data.yaml"
     out.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return out
+
+
+@dataclass(frozen=True)
+class Balance:
+    """Repeat-factor sampling of the training windows (LVIS, Gupta et al. 2019): a window is listed
+    round(max over its classes of sqrt(threshold / f_c)) times, f_c the share of windows holding class c, so
+    rare classes (the dealer button, hands) are seen more often; windows of the coarsest level (whole frames:
+    hands, whole-table context) are listed `coarse_repeat` times at least."""
+
+    threshold: float = 0.5
+    coarse_repeat: int = 1
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.threshold <= 1.0:
+            raise ValueError(f"expected a repeat threshold in (0, 1], got {self.threshold}")
+        if self.coarse_repeat < 1:
+            raise ValueError(f"expected coarse_repeat >= 1, got {self.coarse_repeat}")
+
+    @property
+    def tag(self) -> str:
+        return f"balanced_t{self.threshold:g}_c{self.coarse_repeat}"
+
+
+def window_classes(labels: Path) -> dict[str, set[int]]:
+    """Window stem -> the class ids its label file holds (empty for a negative window)."""
+    found: dict[str, set[int]] = {}
+    for path in sorted(labels.glob("*.txt")):
+        found[path.stem] = {int(line.split()[0]) for line in path.read_text(encoding="utf-8").splitlines()
+                            if line.strip()}
+    return found
+
+
+def repeat_factors(classes: dict[str, set[int]], *, balance: Balance, coarse: set[str]) -> dict[str, int]:
+    """How many times each window is listed (see `Balance`)."""
+    if not classes:
+        return {}
+    holding: dict[int, int] = {}
+    for ids in classes.values():
+        for class_id in ids:
+            holding[class_id] = holding.get(class_id, 0) + 1
+    class_repeat = {c: max(1.0, math.sqrt(balance.threshold * len(classes) / n)) for c, n in holding.items()}
+    factors = {}
+    for stem, ids in classes.items():
+        repeat = max((class_repeat[c] for c in ids), default=1.0)
+        factors[stem] = max(int(repeat + 0.5), balance.coarse_repeat if stem in coarse else 1)
+    return factors
+
+
+def write_balanced(data_yaml: Path, *, balance: Balance, coarsest_level: int) -> Path:
+    """Next to a windowed dataset's data.yaml, write the balanced training list (absolute image paths, one
+    per repeat) and a data yaml training on it; returns that yaml. Validation is left as it is."""
+    data = yaml.safe_load(data_yaml.read_text(encoding="utf-8"))
+    root = Path(data["path"])
+    images = root / data["train"]
+    paths = {p.stem: p for p in sorted(images.iterdir()) if p.suffix.lower() in IMAGE_SUFFIXES}
+    classes = window_classes(root / "labels" / Path(data["train"]).name)
+    classes = {stem: classes.get(stem, set()) for stem in paths}
+    coarse = {stem for stem in paths if stem.split("_")[-3] == str(coarsest_level)}
+    factors = repeat_factors(classes, balance=balance, coarse=coarse)
+    listing = root / f"train_{balance.tag}.txt"
+    listing.write_text("".join(f"{paths[stem].resolve()}\n" * factors[stem] for stem in paths), encoding="utf-8")
+    out = root / f"data_{balance.tag}.yaml"
+    out.write_text(yaml.safe_dump({**data, "train": str(listing.resolve())}, sort_keys=False), encoding="utf-8")
+    logger.info("balanced training list %s: %d windows listed %d times", listing, len(paths),
+                sum(factors.values()))
     return out

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from floorman.core.errors import FloormanError
-from floorman.models.crops import CropSpec, crop_dataset
+from floorman.models.crops import Balance, CropSpec, crop_dataset, write_balanced
 from floorman.models.yolo_env import cuda_available, load_ultralytics
 
 logger = logging.getLogger(__name__)
@@ -73,6 +73,10 @@ class TrainConfig(BaseModel):
     close_mosaic: int = Field(default=10, ge=0, description="Turn mosaic off for the last N epochs.")
     resume: bool = Field(default=True, description="Resume from runs_dir/name/weights/last.pt when it exists.")
     cache: bool = Field(default=True, description="Cache decoded training images in RAM.")
+    balance: float | None = Field(default=None, gt=0, le=1, description="Repeat-factor sampling threshold "
+                                  "(rare classes' windows listed more often; None: each window once).")
+    coarse_repeat: int = Field(default=1, ge=1, description="With balance: list each window of the coarsest "
+                               "level (whole frames) at least this many times.")
 
 
 def resolve_device(device: str) -> str:
@@ -101,10 +105,14 @@ def prepare_data(config: TrainConfig) -> Path:
     run = config.runs_dir / config.name
     source = config.data if config.data is not None else render_dataset(config.render, run / "data")
     windows = run / f"windows_{config.imgsz}_{'_'.join(str(level) for level in config.levels)}"
-    if (windows / "data.yaml").is_file():
-        return windows / "data.yaml"
-    spec = CropSpec(levels=config.levels, window=config.imgsz, overlap=config.overlap)
-    return crop_dataset(source, windows, spec=spec, workers=config.prep_workers)
+    data_yaml = windows / "data.yaml"
+    if not data_yaml.is_file():
+        spec = CropSpec(levels=config.levels, window=config.imgsz, overlap=config.overlap)
+        data_yaml = crop_dataset(source, windows, spec=spec, workers=config.prep_workers)
+    if config.balance is None:
+        return data_yaml
+    balance = Balance(threshold=config.balance, coarse_repeat=config.coarse_repeat)
+    return write_balanced(data_yaml, balance=balance, coarsest_level=min(config.levels))
 
 
 def train_arguments(config: TrainConfig, *, data_yaml: Path) -> dict[str, Any]:
