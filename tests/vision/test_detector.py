@@ -143,10 +143,23 @@ def test_pyramid_levels_window_the_resized_frame(tmp_path: Path) -> None:
     np.testing.assert_allclose(sorted((float(b[0]), float(b[1])) for b in found.xyxy), expected)
     whole = OnnxDetector(OnnxDetectorConfig(model=model, levels=()))
     assert whole.levels == (64,) and len(whole.detect(frame)) == 1
-    two = OnnxDetector(OnnxDetectorConfig(model=model, levels=(64, 384), overlap=0.0))
+    two = OnnxDetector(OnnxDetectorConfig(model=model, levels=(64, 384), overlap=0.0, coarse_min_px=0.0))
     assert len(two.detect(frame)) == 25  # the coarse box (whole frame) overlaps none of the fine ones enough
     with pytest.raises(ConfigError, match="expected imgsz 64"):
         OnnxDetector(OnnxDetectorConfig(model=model, imgsz=128))
+
+
+def test_each_level_keeps_the_box_sizes_it_sees_best(tmp_path: Path) -> None:
+    # The same 16 px box in every window of both levels: 16 px is below coarse_min_px at the coarse level
+    # (64, one window), so only the 24 fine windows' boxes stay; with fine_max_px under 16 only the coarse one.
+    model = constant_model(tmp_path / "t.onnx", yolo_output([(16, 16, 16, 16, 2, 0.8)]), imgsz=64, levels=(384,))
+    frame = np.zeros((128, 192, 3), dtype=np.uint8)
+    fine = OnnxDetector(OnnxDetectorConfig(model=model, levels=(64, 384), overlap=0.0, coarse_min_px=20.0))
+    assert len(fine.detect(frame)) == 24
+    coarse = OnnxDetector(OnnxDetectorConfig(model=model, levels=(64, 384), overlap=0.0, coarse_min_px=0.0,
+                                             fine_max_px=10.0))
+    found = coarse.detect(frame)
+    assert len(found) == 1 and float(found.xyxy[0, 2] - found.xyxy[0, 0]) > 40  # 16 px at 64 = 48 frame px
 
 
 def test_detector_modules_import_neither_torch_nor_ultralytics() -> None:

@@ -52,6 +52,12 @@ class OnnxDetectorConfig(BaseModel):
     overlap: float = Field(default=0.2, ge=0.0, lt=0.9, description="Overlap between neighbouring windows.")
     merge_containment: float = Field(default=0.7, gt=0.0, le=1.0, description="Across windows, merge a cut "
                                      "box into a box of its class holding at least this fraction of it.")
+    coarse_min_px: float = Field(default=24.0, ge=0.0, description="At a level coarser than the finest, "
+                                 "drop boxes whose long side is below this (px at that level): the finer "
+                                 "level sees them better (measured: +0.018 mAP50 on the test render).")
+    fine_max_px: float = Field(default=160.0, gt=0.0, description="At a level finer than the coarsest, drop "
+                               "boxes whose long side is above this (px at that level): pieces of large objects "
+                               "the coarser level sees whole.")
     max_detections: int = Field(default=300, ge=1, description="At most this many detections per window "
                                 "(the best, before NMS) and per frame.")
 
@@ -232,6 +238,18 @@ class OnnxDetector:
                        for y in tile_origins(scaled_h, tile=self.imgsz, overlap=overlap)
                        for x in tile_origins(scaled_w, tile=self.imgsz, overlap=overlap)]
 
+    def _in_range(self, found: Detections, *, level: int) -> Detections:
+        """The detections of one window whose size suits its level (see coarse_min_px, fine_max_px)."""
+        if len(self.levels) == 1 or len(found) == 0:
+            return found
+        side = np.maximum(found.xyxy[:, 2] - found.xyxy[:, 0], found.xyxy[:, 3] - found.xyxy[:, 1])
+        keep = np.ones(len(found), dtype=bool)
+        if level != max(self.levels):  # a coarser level than the finest
+            keep &= side >= self.config.coarse_min_px
+        if level != min(self.levels):  # a finer level than the coarsest
+            keep &= side <= self.config.fine_max_px
+        return found if keep.all() else found[np.flatnonzero(keep)]
+
     def _level(self, frame: Image, *, level: int, first_group: int) -> list[Detections]:
         height, width = frame.shape[:2]
         scale, windows = self.windows(width, height, level=level)
@@ -240,7 +258,7 @@ class OnnxDetector:
             frame, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR), dtype=np.uint8)
         parts = []
         for index, (x0, y0, x1, y1) in enumerate(windows):
-            found = nms(self.infer(scaled[y0:y1, x0:x1]), iou=self.config.iou)
+            found = self._in_range(nms(self.infer(scaled[y0:y1, x0:x1]), iou=self.config.iou), level=level)
             box = found.xyxy
             cut = (((box[:, 0] <= EDGE_PX) & (x0 > 0)) | ((box[:, 2] >= x1 - x0 - EDGE_PX) & (x1 < size[0]))
                    | ((box[:, 1] <= EDGE_PX) & (y0 > 0)) | ((box[:, 3] >= y1 - y0 - EDGE_PX) & (y1 < size[1])))
