@@ -8,10 +8,21 @@ import cv2
 import numpy as np
 import pytest
 
+from floorman.core.chips import ChipSet
 from floorman.core.errors import CameraError, ConfigError
 from floorman.core.layout import TableLayout
 from floorman.vision.calibration import PointPair, calibrate_from_points
-from floorman.vision.detect_cli import format_text, frames, read_cards, register, report
+from floorman.vision.chips import ChipReading
+from floorman.vision.detect_cli import (
+    FrameReport,
+    chip_totals,
+    colour_name,
+    format_text,
+    frames,
+    read_cards,
+    register,
+    report,
+)
 from floorman.vision.detections import Detections
 from tests.vision.test_cards import place_card, table
 from tests.vision.test_detector import constant_model, yolo_output
@@ -117,3 +128,16 @@ def test_face_up_cards_get_their_identity() -> None:
                     identities=identities)
     assert result.objects[0].identity == "QS"
     assert "card QS" in format_text(result)
+
+
+def test_chips_are_totalled_per_denomination_with_a_colour_word() -> None:
+    chipset = ChipSet.default()
+    readings = {0: ChipReading(denominations=(100, 100, 25), confidence=0.9, count_confidence=0.8),
+                3: ChipReading(denominations=(100,), confidence=0.9, count_confidence=0.8),
+                4: ChipReading(denominations=(5000,), confidence=0.9, count_confidence=0.8)}
+    totals = chip_totals(readings, chipset)
+    assert [(t.value, t.colour_name, t.chips, t.stacks) for t in totals] == [
+        (5000, "blue", 1, 1), (100, "red", 3, 2), (25, "white", 1, 1)]
+    assert [colour_name(d.rgb) for d in chipset.denominations] == ["white", "red", "green", "black", "blue"]
+    frame = FrameReport(source="x.jpg", frame=None, width=10, height=10, objects=[], chip_totals=totals)
+    assert "chips by denomination: 5K (blue) x 1, 100 (red) x 3, 25 (white) x 1" in format_text(frame)

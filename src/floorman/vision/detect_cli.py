@@ -51,6 +51,19 @@ class DetectedObject(BaseModel):
     count_confidence: float | None = Field(default=None, description="Confidence of the count, 0..1.")
 
 
+class ChipTotal(BaseModel):
+    """The chips of one denomination seen in a frame, summed over its stacks."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    value: int = Field(description="Denomination value.")
+    name: str = Field(description="Denomination name in the chip set.")
+    colour: str = Field(description="Body colour in the chip set, '#rrggbb'.")
+    colour_name: str = Field(description="Plain colour word for the body colour (white, red, green, ...).")
+    chips: int = Field(description="Chips of this denomination over every stack.")
+    stacks: int = Field(description="Stacks holding at least one chip of this denomination.")
+
+
 class FrameReport(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -59,6 +72,39 @@ class FrameReport(BaseModel):
     width: int = Field(description="Image width in pixels.")
     height: int = Field(description="Image height in pixels.")
     objects: list[DetectedObject] = Field(description="Every detection.")
+    chip_totals: list[ChipTotal] = Field(default_factory=list, description="Chips counted per denomination "
+                                         "(colour), highest value first.")
+
+
+COLOUR_WORDS = {"white": (235, 235, 230), "grey": (128, 128, 128), "black": (25, 25, 28), "red": (190, 30, 40),
+                "green": (30, 140, 60), "blue": (30, 70, 180), "purple": (110, 40, 140), "yellow": (235, 200, 40),
+                "orange": (240, 120, 30), "pink": (240, 130, 170), "brown": (120, 75, 40)}
+
+
+def colour_name(rgb: tuple[int, int, int]) -> str:
+    """The nearest plain colour word (CIE Lab distance) to an RGB colour."""
+    words = list(COLOUR_WORDS)
+    swatches = np.array([[COLOUR_WORDS[w] for w in words] + [rgb]], dtype=np.uint8)[:, :, ::-1]
+    lab = cv2.cvtColor(swatches, cv2.COLOR_BGR2LAB)[0].astype(np.float32)
+    return words[int(np.linalg.norm(lab[:-1] - lab[-1], axis=1).argmin())]
+
+
+def chip_totals(chips: dict[int, ChipReading], chipset: ChipSet) -> list[ChipTotal]:
+    """Per denomination: chips over all stacks and stacks holding it."""
+    counts: dict[int, int] = {}
+    stacks: dict[int, int] = {}
+    for reading in chips.values():
+        for value in reading.denominations:
+            counts[value] = counts.get(value, 0) + 1
+        for value in set(reading.denominations):
+            stacks[value] = stacks.get(value, 0) + 1
+    totals = []
+    for value in sorted(counts, reverse=True):
+        denomination = chipset.by_value(value)
+        totals.append(ChipTotal(value=value, name=denomination.label, colour=denomination.colour,
+                                colour_name=colour_name(denomination.rgb), chips=counts[value],
+                                stacks=stacks[value]))
+    return totals
 
 
 def default_model() -> Path:
@@ -210,6 +256,9 @@ def format_text(result: FrameReport) -> str:
         if obj.table_mm is not None:
             line += f"  table ({obj.table_mm[0]:.0f}, {obj.table_mm[1]:.0f}) mm  zone {obj.zone or '-'}"
         lines.append(line)
+    if result.chip_totals:
+        lines.append("  chips by denomination: " + ", ".join(
+            f"{t.name} ({t.colour_name}) x {t.chips}" for t in result.chip_totals))
     return "\n".join(lines) + "\n"
 
 
@@ -269,6 +318,7 @@ def run_detect(args: argparse.Namespace) -> int:
         result = report(detections, names=detector.names, source=source, frame=frame_index,
                         image_size=(image.shape[1], image.shape[0]), zones=zones,
                         identities=read_cards(image, detections, names=detector.names), chips=chips)
+        result = result.model_copy(update={"chip_totals": chip_totals(chips, recogniser.chipset)})
         sys.stdout.write(result.model_dump_json() + "\n" if args.json else format_text(result))
         if args.annotate is not None:
             stem = Path(source).stem if frame_index is None else f"{Path(source).stem}_{frame_index:06d}"
