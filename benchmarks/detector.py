@@ -9,7 +9,8 @@ INT8 with fp32 (fraction of fp32 detections matched by an INT8 one of the same c
 
 Latency: one network window at the model's input size, on `--threads` threads: ONNX Runtime fp32, ONNX
 Runtime INT8, and the Ultralytics predictor (PyTorch) on the same weights when --weights is given, all in
-this run; plus the whole-frame `detect` time per frame size.
+this run; plus the whole-frame `detect` time per frame size, and the whole detect + recognise step (card
+reader on every card_face box, chip recogniser on every chip box, uncalibrated) per 1280x720 frame.
 """
 
 from __future__ import annotations
@@ -24,11 +25,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from floorman.core.chips import ChipSet
+from floorman.vision.chips import ChipRecogniser
+from floorman.vision.detect_cli import read_cards, read_chips
 from floorman.vision.detections import Detections
 from floorman.vision.detector import OnnxDetector, OnnxDetectorConfig, letterbox, to_tensor
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "src" / "floorman" / "models" / "weights"
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+CHIPS = ChipRecogniser(ChipSet.default())
 
 
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -187,6 +192,9 @@ def latency(args: argparse.Namespace, models: dict[str, Path]) -> None:
             big = cv2.resize(frame, size)
             frames.append((f"{name} detect() {size[0]}x{size[1]}, levels {pyramid.levels}",
                            timed(lambda d=pyramid, f=big: d.detect(f), repeats=max(3, args.repeats // 5))))
+        hd = cv2.resize(frame, (1280, 720))
+        frames.append((f"{name} detect + recognise 1280x720 ({recognised(pyramid, hd)})",
+                       timed(lambda d=pyramid, f=hd: recognise(d, f), repeats=max(3, args.repeats // 5))))
     if args.weights is not None:
         rows.append(("ultralytics predictor (PyTorch)", ultralytics_latency(args, frame=frame, imgsz=imgsz)))
     print(f"\nlatency of one {imgsz}x{imgsz} window, {args.threads} thread(s), median of {args.repeats}:")
@@ -197,6 +205,18 @@ def latency(args: argparse.Namespace, models: dict[str, Path]) -> None:
     print("whole frames through the pyramid (median):")
     for label, ms in frames:
         print(f"  {label:<46} {ms:8.1f} ms")
+
+
+def recognise(detector: OnnxDetector, frame: np.ndarray) -> tuple[list[tuple[str | None, float | None]], dict]:
+    """The whole per-frame step of `floorman detect`: detect, then read every face-up card and chip box."""
+    detections = detector.detect(frame)
+    cards = read_cards(frame, detections, names=detector.names)
+    return cards, read_chips(frame, detections, names=detector.names, recogniser=CHIPS)
+
+
+def recognised(detector: OnnxDetector, frame: np.ndarray) -> str:
+    cards, chips = recognise(detector, frame)
+    return f"{sum(1 for identity, _ in cards if identity)} cards read, {len(chips)} chip boxes"
 
 
 def ultralytics_latency(args: argparse.Namespace, *, frame: np.ndarray, imgsz: int) -> float:
