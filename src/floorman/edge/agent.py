@@ -36,6 +36,22 @@ logger = logging.getLogger(__name__)
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "weights" / "detector_int8.onnx"
 
 
+class PerceptionConfig(BaseModel):
+    """What turns one camera's frames into table states (`build_state_builder`): vision, or simulator truth."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    camera_id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$", description="Camera id.")
+    calibration: Path | None = Field(default=None, description="Camera calibration YAML (needed for vision).")
+    model: Path | None = Field(default=None, description="ONNX detector; default: the shipped INT8 model.")
+    chipset: Path | None = Field(default=None, description="The club's chip set YAML; default: the bundled one.")
+    camera_height_mm: float | None = Field(default=None, gt=0, description="Camera height above the felt.")
+    truth: Path | None = Field(default=None, description="Simulator frames.jsonl: truth, not vision.")
+    change_threshold: int = Field(default=12, ge=0, lt=256, description="Grey-level change that wakes the "
+                                  "detector; 0 runs it on every whole frame.")
+    threads: int = Field(default=1, ge=1, description="ONNX Runtime threads.")
+
+
 class EdgeConfig(BaseModel):
     """Everything one edge agent needs."""
 
@@ -89,7 +105,14 @@ def load_calibration(path: Path, *, layout: TableLayout) -> Calibration:
     return calibration
 
 
-def build_state_builder(config: EdgeConfig, *, layout: TableLayout) -> StateBuilder:
+def perception(config: EdgeConfig) -> PerceptionConfig:
+    """The perception part of an edge's settings."""
+    return PerceptionConfig(camera_id=config.camera_id, calibration=config.calibration, model=config.model,
+                            chipset=config.chipset, camera_height_mm=config.camera_height_mm, truth=config.truth,
+                            change_threshold=config.change_threshold, threads=config.threads)
+
+
+def build_state_builder(config: PerceptionConfig, *, layout: TableLayout) -> StateBuilder:
     if config.truth is not None:
         return TruthStateBuilder.load(config.truth, camera_id=config.camera_id)
     if config.calibration is None:
@@ -143,7 +166,7 @@ class EdgeAgent:
 def build_agent(config: EdgeConfig, *, security: PublisherSecurity | None = None) -> EdgeAgent:
     """Check the files and wire the stages (nothing runs until `start`)."""
     layout = load_layout(config.layout)
-    builder = build_state_builder(config, layout=layout)
+    builder = build_state_builder(perception(config), layout=layout)
     source = open_source(config.source, loop=config.loop, fps=config.fps)
     deriver = EventDeriver(layout, table_id=config.table_id, camera_id=config.camera_id, config=config.derive)
     spool = Spool(config.spool, max_events=config.spool_max_events)

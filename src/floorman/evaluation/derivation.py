@@ -28,7 +28,7 @@ from floorman.core.layout import TableLayout
 from floorman.core.table_state import TableState
 from floorman.datasets.scenario import FPS, load_scenario
 from floorman.datasets.truth import FRAMES_FILE, TRUTH_FILE, FrameTruth, read_frames, read_truth
-from floorman.edge.agent import EdgeConfig, build_state_builder, load_layout
+from floorman.edge.agent import PerceptionConfig, build_state_builder, load_layout
 from floorman.edge.derive import DeriveConfig, EventDeriver
 from floorman.rules.rulebook import load_rulebook
 from floorman.rules.truth_check import TruthReport, replay, score
@@ -48,14 +48,13 @@ def derive_events(frames: Iterable[FrameTruth | TableState], *, layout: TableLay
     return renumber(events)
 
 
-def vision_states(folder: Path, *, layout_name: str, calibration: Path, table_id: str,
+def vision_states(folder: Path, *, layout_name: str, calibration: Path,
                   camera_id: str = "sim") -> Iterator[TableState]:
     """The edge's vision (`build_state_builder`: gated detector, recognisers, tracker) on each frame of the
     folder's video.mp4, with the calibration file given (`floorman calibrate DIR/calibration.png`)."""
     video = folder / "video.mp4"
-    config = EdgeConfig(table_id=table_id, camera_id=camera_id, source=str(video), layout=layout_name,
-                        calibration=calibration, connect="tcp://127.0.0.1:1")
-    builder = build_state_builder(config, layout=load_layout(layout_name))
+    builder = build_state_builder(PerceptionConfig(camera_id=camera_id, calibration=calibration),
+                                  layout=load_layout(layout_name))
     capture = cv2.VideoCapture(str(video))
     if not capture.isOpened():
         raise ConfigError(f"cannot read the video {video}", field="video.mp4")
@@ -180,7 +179,7 @@ def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracl
     table_id = truth[0].table_id if truth else "sim"
     source: Iterable[FrameTruth | TableState] = frames
     if calibration is not None:
-        source = vision_states(folder, layout_name=loaded.spec.layout, calibration=calibration, table_id=table_id)
+        source = vision_states(folder, layout_name=loaded.spec.layout, calibration=calibration)
     derived = derive_events(source, layout=loaded.layout, table_id=table_id, config=config)
     stream = with_feeds(derived, truth, kinds=(*FEEDS, *oracle))
     rulebook = load_rulebook(loaded.spec.rulebook)
