@@ -12,9 +12,15 @@ height above the felt given too). Metrics, on chips at least --min-visible visib
 - top denomination: the top chip's value (what the top face shows);
 - chip denomination: per chip, bottom to top, of stacks whose count is right;
 - count exact, stack exact (every chip's value right), and by pixels-per-chip (how far the stack's side shows);
+- count confidence: the share of stacks whose count is given >= 0.5 confidence (what the rules act on) and how
+  often those counts are exact, and exactness by confidence band (a calibrated confidence matches it);
 - top denomination without a calibration (the box alone: no count, no position);
 - zone value exact: per frame and zone (stack_<s>, bet_<s>, pot) holding chips in truth or prediction, the
-  value of all visible chip objects there (TableStateBuilder's zone_values) against the truth.
+  value of all visible chip objects there (TableStateBuilder's zone_values) against the truth; also over the
+  zones whose stacks all have count confidence >= 0.5, and over the zones the edge trusts (every stack's count
+  and values >= 0.5: `derive_chips`' sureness), with the share of zones that qualify.
+Truth boxes come from the instance mask, so the recogniser is told their sides are off by rounding only
+(`BOX_SIGMA_PX`); detector boxes use its default (a detector's box error).
 With the detector, chips are matched to truth boxes at IoU >= 0.5 and recall is printed too.
 """
 
@@ -31,6 +37,7 @@ import numpy as np
 
 from floorman.core.chips import ChipSet
 from floorman.core.layout import TableLayout
+from floorman.core.table_state import TableState
 from floorman.datasets.camera import Camera
 from floorman.datasets.effects import Effects
 from floorman.datasets.random_scene import random_sample
@@ -39,6 +46,7 @@ from floorman.datasets.render_dataset import TRAINING_OPTIONS
 from floorman.datasets.scene import DetectorClass
 from floorman.vision.calibration import Calibration, PointPair, calibrate_from_points
 from floorman.vision.chips import ChipRecogniser
+from floorman.vision.chips_geometry import BOX_SIGMA_PX
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, create_detector
 from floorman.vision.table_state import TableStateBuilder
@@ -46,6 +54,8 @@ from floorman.vision.table_state import TableStateBuilder
 NAMES = {c.value: c.label for c in DetectorClass}
 SEAT_ZONES = ("stack_", "bet_")
 PX_BINS = ((0.0, 0.5), (0.5, 1.0), (1.0, 1.5), (1.5, 99.0))
+CONFIDENCE_BANDS = ((0.0, 0.5), (0.5, 0.8), (0.8, 1.01))
+TRUSTED = 0.5  # the rules' ledger_min_confidence
 
 
 @dataclass
@@ -93,9 +103,24 @@ def zone_truth(chips: list[ObjectTruth]) -> dict[str, int]:
     return dict(values)
 
 
-def score_zones(tally: Tally, key: str, truth: dict[str, int], predicted: dict[str, int]) -> None:
+def score_zones(tally: Tally, key: str, truth: dict[str, int], state: TableState) -> None:
+    """Zone values against the truth: all zones, those whose counts are all trusted, those the edge trusts."""
+    predicted = state.zone_values()
+    counted: dict[str, float] = {}
+    sure: dict[str, float] = {}
+    for stack in state.chips:
+        if stack.zone is not None:
+            counted[stack.zone] = min(counted.get(stack.zone, 1.0), stack.count_confidence)
+            sure[stack.zone] = min(sure.get(stack.zone, 1.0), stack.count_confidence, stack.denomination_confidence)
     for zone in set(truth) | {z for z in predicted if z.startswith(SEAT_ZONES) or z == "pot"}:
-        tally.add(key, truth.get(zone, 0) == predicted.get(zone, 0))
+        right = truth.get(zone, 0) == predicted.get(zone, 0)
+        tally.add(f"{key} zone value exact", right)
+        tally.add(f"{key} zones with all counts >= {TRUSTED} (share)", counted.get(zone, 1.0) >= TRUSTED)
+        tally.add(f"{key} zones trusted by the edge (share)", sure.get(zone, 1.0) >= TRUSTED)
+        if counted.get(zone, 1.0) >= TRUSTED:
+            tally.add(f"{key} zone value exact, all counts >= {TRUSTED}", right)
+        if sure.get(zone, 1.0) >= TRUSTED:
+            tally.add(f"{key} zone value exact, trusted by the edge", right)
 
 
 def iou(a: tuple[float, ...], b: np.ndarray) -> np.ndarray:
@@ -106,19 +131,34 @@ def iou(a: tuple[float, ...], b: np.ndarray) -> np.ndarray:
     return inter / np.maximum(area, 1e-9)
 
 
-def score_stacks(tally: Tally, key: str, pairs: list[tuple[ObjectTruth, tuple[int, ...], float]],
-                 *, min_visible: float) -> None:
-    """(truth, predicted denominations, px per chip or -1 when unknown) per chip object."""
-    for truth, predicted, px in pairs:
+@dataclass(frozen=True)
+class Read:
+    """One chip object's reading as scored: denominations, px per chip (-1 when unknown), count confidence."""
+
+    denominations: tuple[int, ...]
+    px_per_chip: float
+    count_confidence: float
+
+
+def score_stacks(tally: Tally, key: str, pairs: list[tuple[ObjectTruth, Read]], *, min_visible: float) -> None:
+    for truth, read in pairs:
         if truth.visible_fraction < min_visible or not truth.chips:
             continue
+        predicted, px, confidence = read.denominations, read.px_per_chip, read.count_confidence
+        exact = len(predicted) == len(truth.chips)
         tally.add(f"{key} top denomination", predicted[-1] == truth.chips[-1])
-        tally.add(f"{key} count exact", len(predicted) == len(truth.chips))
+        tally.add(f"{key} count exact", exact)
         tally.add(f"{key} stack exact", predicted == truth.chips)
         for lo, hi in PX_BINS if px >= 0 else ():
             if lo <= px < hi:
-                tally.add(f"{key} count exact, {lo:.1f}-{hi:.1f} px/chip", len(predicted) == len(truth.chips))
-        if len(predicted) == len(truth.chips):
+                tally.add(f"{key} count exact, {lo:.1f}-{hi:.1f} px/chip", exact)
+        tally.add(f"{key} count confidence >= {TRUSTED} (share)", confidence >= TRUSTED)
+        if confidence >= TRUSTED:
+            tally.add(f"{key} count exact, confidence >= {TRUSTED}", exact)
+        for lo, hi in CONFIDENCE_BANDS:
+            if lo <= confidence < hi:
+                tally.add(f"{key} count exact, confidence {lo:.1f}-{min(hi, 1.0):.1f}", exact)
+        if exact:
             for a, b in zip(predicted, truth.chips, strict=True):
                 tally.add(f"{key} chip denomination", a == b)
 
@@ -134,11 +174,12 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
     for key, height in (("homography", None), ("height", float(camera.eye[2]))):
         builder = TableStateBuilder(TruthNames(), scene.layout, calibration, chipset, None, None,
                                     camera_height_mm=height)
+        builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, box_sigma_px=BOX_SIGMA_PX)
         state = builder.state_from(result.image, truth_detections(chips), frame_no=index, t=0.0)
-        pairs = [(o, s.denominations, builder.chips.read(result.image, o.box).px_per_chip)
+        pairs = [(o, Read(s.denominations, builder.chips.read(result.image, o.box).px_per_chip, s.count_confidence))
                  for o, s in zip(chips, state.chips, strict=True)]
         score_stacks(tally, f"truth boxes, {key}:", pairs, min_visible=args.min_visible)
-        score_zones(tally, f"truth boxes, {key}: zone value exact", truth_zones, state.zone_values())
+        score_zones(tally, f"truth boxes, {key}:", truth_zones, state)
     plain = ChipRecogniser(chipset)  # no calibration: the top chip only
     for o in chips:
         if o.visible_fraction >= args.min_visible and o.chips:
@@ -149,16 +190,17 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
     builder = TableStateBuilder(detector, scene.layout, calibration, chipset, None, None)
     state = builder.build(result.image, index, 0.0)
     boxes = np.array([c.box for c in state.chips], dtype=np.float64).reshape(-1, 4)
-    pairs = []
+    pairs: list[tuple[ObjectTruth, Read]] = []
     for o in chips:
         overlaps = iou(o.box, boxes) if len(boxes) else np.zeros(0)
         found = bool(overlaps.size) and float(overlaps.max()) >= 0.5
         if o.visible_fraction >= args.min_visible:
             tally.add("detector: chip recall (IoU 0.5)", found)
         if found:
-            pairs.append((o, state.chips[int(np.argmax(overlaps))].denominations, -1.0))  # px/chip not kept
+            seen = state.chips[int(np.argmax(overlaps))]
+            pairs.append((o, Read(seen.denominations, -1.0, seen.count_confidence)))  # px/chip not kept
     score_stacks(tally, "detector boxes:", pairs, min_visible=args.min_visible)
-    score_zones(tally, "detector boxes: zone value exact", truth_zones, state.zone_values())
+    score_zones(tally, "detector boxes:", truth_zones, state)
 
 
 def parse_size(text: str) -> tuple[int, int]:

@@ -103,6 +103,20 @@ def test_white_with_blue_spots_is_not_blue_with_white_spots() -> None:
         assert errors[chip.value] < errors[other.value] - 0.1
 
 
+@pytest.mark.parametrize("gains", [(1.3, 1.0, 0.77), (1.15, 1.0, 0.87), (1.0, 1.0, 1.0)])
+def test_a_black_chip_whose_body_took_in_its_light_print_is_not_blue(gains: tuple[float, float, float]) -> None:
+    """On a small chip the sampled body band takes in the light inlay and ring around it (40 % here): a black
+    chip then looks grey, and under a cool light bluish, yet must not pass for the blue chip."""
+    body, spot = nominal_bgr(CHIPSET.by_value(1000))
+    light = np.array([240.0, 242.0, 242.0])
+    seen_body, seen_spot = np.array(gains) * (0.6 * body + 0.4 * light) * 0.8, np.array(gains) * spot * 0.8
+    top = TopColours(body=seen_body, spot=seen_spot, mean=0.67 * seen_body + 0.33 * seen_spot, spot_power={},
+                     samples=100)
+    match = match_top(top, CHIPSET)
+    assert match.value == 1000, match.errors
+    assert match.confidence > 0.4
+
+
 def test_rendered_chips_are_read_right() -> None:
     """Single chips of every value and stacks of 3-12 under a 30 degree camera (chips about 40 px across)."""
     stacks: list[tuple[int, ...]] = [(v,) for v in VALUES]
@@ -115,7 +129,7 @@ def test_rendered_chips_are_read_right() -> None:
         reading = recogniser.read(rendered.image, truth.box)
         assert truth.chips is not None
         assert reading.top == truth.chips[-1], (truth.chips, reading)
-        assert reading.confidence > 0.3
+        assert reading.confidence > 0.25  # the chips below are taken as the top one's (0.5 of the top's match)
         assert abs(reading.count - len(truth.chips)) <= 1, (truth.chips, reading)
         counts_right += reading.count == len(truth.chips)
         assert reading.base_mm is not None

@@ -6,7 +6,10 @@ warm-to-cool colour shift, a small green-magenta shift, and an overall brightnes
 spot colours onto the observed pair. Inverse pairs (a white chip with blue spots against a blue chip with
 white spots) cannot both fit. The number of spots around the rim, when it can be measured, is a third cue.
 A small or blurred chip merges body and spots (the two clusters end up close, even swapped): the less they
-differ, the more the score rests on the mean colour of the rim against the nominal body-and-spot mix.
+differ, the more the score rests on the mean colour of the rim against the nominal body-and-spot mix. Even on a
+sharp chip the body band (between the light inlay and the printed ring, a pixel or two wide on a small chip)
+takes in some of the light colours around it: the body is fitted as the nominal body with up to _BODY_MIX of
+the spot colour mixed in (measured: a black chip then no longer passes for a dim blue one).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ _SPOT_WEIGHT = 0.35
 _SHARP_CONTRAST = 250.0  # body and spot colours this far apart are read as two colours; closer, blur merged them
 _SPOT_SHARE = 0.33  # share of spot colour in the sampled rim (spots and the printed ring)
 _BLUR_WEIGHT = 4.0  # a one-colour fit leaves smaller errors than a two-colour one
+_BODY_MIX = (0.0, 0.15, 0.3, 0.45)  # share of light colour (inlay, ring, spots) bled into the sampled body
+_LIGHT = np.array([240.0, 242.0, 242.0])  # the light print around the body band
 _MAX_GLARE = 40.0  # grey offset from specular light, 8-bit levels
 
 
@@ -71,10 +76,12 @@ class TopColours:
     samples: int
 
 
-def _fit(observed: Bgr, model: Bgr, *, max_glare: float = 0.0) -> tuple[float, Bgr]:
-    """Best relative error over the illuminants for observed (P, 3) against nominal (P, 3) colours: per light,
-    observed ~ brightness * gains * nominal + glare (a grey offset, >= 0: specular light on a glossy chip)."""
-    predicted = (model[None, :, :] * ILLUMINANTS[:, None, :]).reshape(len(ILLUMINANTS), -1)  # (K, P*3)
+def _fit(observed: Bgr, models: Bgr, *, max_glare: float = 0.0) -> tuple[npt.NDArray[np.float64], Bgr]:
+    """Per nominal colour set (M, P, 3), the best relative error over the illuminants for the observed (P, 3)
+    colours and the light that gives it (M, 3): per light, observed ~ brightness * gains * nominal + glare (a
+    grey offset, >= 0: specular light on a glossy chip)."""
+    count, lights = len(models), len(ILLUMINANTS)
+    predicted = (models[:, None, :, :] * ILLUMINANTS[None, :, None, :]).reshape(count * lights, -1)
     obs = observed.reshape(-1)
     n = float(obs.size)
     sum_p, sum_pp, sum_po = predicted.sum(axis=1), (predicted**2).sum(axis=1), predicted @ obs
@@ -84,30 +91,42 @@ def _fit(observed: Bgr, model: Bgr, *, max_glare: float = 0.0) -> tuple[float, B
     glare = np.clip((sum_o - brightness * sum_p) / n, 0.0, max_glare)
     brightness = np.clip((sum_po - glare * sum_p) / (sum_pp + 1e-9), *_BRIGHTNESS)
     residual = ((obs[None, :] - brightness[:, None] * predicted - glare[:, None]) ** 2).sum(axis=1)
-    relative = residual / (float((observed**2).sum()) + 400.0)
-    best = int(np.argmin(relative))
-    gains: Bgr = ILLUMINANTS[best] * brightness[best]
-    return float(relative[best]), gains
+    relative = (residual / (float((observed**2).sum()) + 400.0)).reshape(count, lights)
+    best = np.argmin(relative, axis=1)
+    rows = np.arange(count)
+    gains: Bgr = ILLUMINANTS[best] * brightness.reshape(count, lights)[rows, best][:, None]
+    errors: npt.NDArray[np.float64] = relative[rows, best]
+    return errors, gains
 
 
 def match_top(top: TopColours, chipset: ChipSet) -> ColourMatch:
-    """Score every denomination against the observed body and spot colours (and spot count when measured)."""
+    """Score every denomination against the observed body and spot colours (and spot count when measured). The
+    nominal body is tried with each of _BODY_MIX of light print bled into it; the best mix counts."""
     observed = np.stack([top.body, top.spot])
     sharp = min(1.0, float(np.linalg.norm(top.body - top.spot)) / _SHARP_CONTRAST)
+    pairs = [nominal_bgr(d) for d in chipset.denominations]
+    bodies = np.stack([body for body, _ in pairs])  # (D, 3)
+    spots = np.stack([spot if d.edge_spots else body for d, (body, spot) in zip(chipset.denominations, pairs,
+                                                                                    strict=True)])
+    mix = np.asarray(_BODY_MIX)[None, :, None]
+    mixed = (1.0 - mix) * bodies[:, None, :] + mix * _LIGHT[None, None, :]  # (D, W, 3)
+    models = np.stack([mixed, np.broadcast_to(spots[:, None, :], mixed.shape)], axis=2).reshape(-1, 2, 3)
+    fitted, lights = _fit(observed, models, max_glare=_MAX_GLARE)
+    fitted, lights = fitted.reshape(len(pairs), len(_BODY_MIX)), lights.reshape(len(pairs), len(_BODY_MIX), 3)
+    best_mix = np.argmin(fitted, axis=1)
+    error = fitted[np.arange(len(pairs)), best_mix]
+    if sharp < 1.0:
+        blend = ((1.0 - _SPOT_SHARE) * bodies + _SPOT_SHARE * spots)[:, None, :]
+        blurred, _ = _fit(top.mean[None, :], blend)
+        error = sharp * error + (1.0 - sharp) * _BLUR_WEIGHT * blurred
     errors: dict[int, float] = {}
     gains: dict[int, Bgr] = {}
-    for denomination in chipset.denominations:
-        body, spot = nominal_bgr(denomination)
-        if not denomination.edge_spots:
-            spot = body
-        error, gain = _fit(observed, np.stack([body, spot]), max_glare=_MAX_GLARE)
-        if sharp < 1.0:
-            blurred, _ = _fit(top.mean[None, :], ((1.0 - _SPOT_SHARE) * body + _SPOT_SHARE * spot)[None, :])
-            error = sharp * error + (1.0 - sharp) * _BLUR_WEIGHT * blurred
+    for i, denomination in enumerate(chipset.denominations):
+        value = float(error[i])
         if top.spot_power and denomination.edge_spots in top.spot_power:
-            error += _SPOT_WEIGHT * (1.0 - top.spot_power[denomination.edge_spots]) * _spot_contrast(top)
-        errors[denomination.value] = error
-        gains[denomination.value] = gain
+            value += _SPOT_WEIGHT * (1.0 - top.spot_power[denomination.edge_spots]) * _spot_contrast(top)
+        errors[denomination.value] = value
+        gains[denomination.value] = lights[i, best_mix[i]]
     return _decide(errors, gains)
 
 
