@@ -196,7 +196,9 @@ def measure(data: list[Path], *, limit: int | None, seed: int, true_corners: boo
             tally.right += reading.card == obj["card"]
             tally.seconds += elapsed
             if reading.card != obj["card"]:
-                tally.misses.append(f"{path.name} {obj['card']} -> {reading.card} ({reading.confidence:.2f})")
+                tally.misses.append(f"{path.parent.parent.parent.name}/{path.name} {obj['card']} -> {reading.card} "
+                                    f"({reading.confidence:.2f}, {reading.source}; {width:.0f} px wide, "
+                                    f"{1.0 - visible:.0%} covered)")
     return tallies
 
 

@@ -5,15 +5,18 @@ paper's colour, with and without cutting it along image edges; a quadrilateral f
 perspective makes it; and card-shaped cuts of it when it is the card merged with a neighbour). The card
 classifier (`cards_cnn`: a CNN trained on rendered cards, `floorman models train-cards`) reads each outline
 warped upright to a 64 x 88 patch, in both orientations, together with card-shaped outlines fitted to the box
-(`box_quads`); the most confident outline wins, larger ones preferred a little (`_classify`).
-When it is not sure (`_CNN_SURE`), the index matcher reads too: each outline rectified to a canonical upright
+(`box_quads`); the most confident outline wins, larger ones preferred a little (`_classify`). When it is not
+sure, it reads the card-shaped outlines along straight edges in the box too (`cards_outline.edge_quads`: for a
+card merged in colour with its neighbour, with an end covered, or in a box off its centre) and chooses again
+(`_classify_in_stages`). Still not sure, the index matcher reads too: each outline rectified to a canonical upright
 card, the index read at the four corner positions (either corner of a card in any rotation), each rank glyph
 and suit pip scored against templates rendered from every simulator deck design (nearest template by cosine
 similarity, and a linear classifier; `data/card_index_templates.npz`, built by `benchmarks/cards.py
-templates`), red versus black ink a cue for the suit. The two readings are combined (`_combine`): agreeing,
-the confidence rises; disagreeing, the classifier wins when fairly sure (it measures far better), else the
-more confident, at a lower confidence. With `corners` (from a
-keypoint detector, say) the outline search is skipped.
+templates`), red versus black ink a cue for the suit; it reads the colour-region outlines, then the outline
+the classifier chose. The two readings are combined (`_combine`): agreeing, the confidence rises; disagreeing,
+the classifier wins when fairly sure (it measures far better) unless several index corners agree on the
+matcher's reading, else the more confident, at a lower confidence. With `corners` (from a keypoint
+detector, say) the outline search is skipped.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from floorman.vision.cards_index import (
     corner_crops,
     index_features,
 )
+from floorman.vision.cards_outline import edge_quads
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +71,8 @@ _MIN_QUALITY = 0.75  # corners whose best rank or suit similarity is lower are i
 _CNN_SURE = 0.9  # a classifier reading this confident is taken without the index matcher
 _AREA_PREFERENCE = 0.15  # score bonus of the largest outline candidate over a vanishing one
 _CNN_TRUSTED = 0.5  # a classifier reading this confident wins over a disagreeing index matcher
+_INDEX_CORNERS_SURE = 3  # an index matcher reading this many agreeing corners (one fewer when the readers
+_INDEX_SURE = 0.9  # differ in rank only) at this confidence wins over a disagreeing classifier that is unsure
 _BOX_MARGIN = 1.15  # a detector box grown by its margin, over the card's own bounding box
 _BOX_STEP_DEG = 5.0  # turns tried by `box_quads`
 _BOX_FIT = 0.06  # how far a card-shaped outline's bounding box may be off the box, a share of its long side
@@ -399,13 +405,13 @@ def recognise_card(image_bgr: Any, *, box: Any = None, corners: Any = None, temp
     net = None if not use_classifier else classifier if classifier is not None else default_classifier()
     learned: tuple[CnnReading, FloatArray] | None = None
     if net is not None:
-        extra = box_quads(_check_box(box, image.shape)) if corners is None else []
-        learned = _classify(net, image, candidates + extra)
+        learned = _classify_in_stages(net, image, candidates, box=None if corners is not None else box)
     if learned is not None and learned[0].confidence >= _CNN_SURE:
         reading = CardReading(card=learned[0].card, confidence=learned[0].confidence, corners_px=learned[1],
                               source="classifier")
     else:
-        index, outline = _best_reading(image, quads, templates=templates)
+        outlines = quads if learned is None or corners is not None else [*quads, learned[1]]  # theirs, then its
+        index, outline = _best_reading(image, outlines, templates=templates)
         reading = _combine(learned, index, outline)
     if reading.card is None or reading.confidence < MIN_CONFIDENCE:
         log.debug("card unsure: best %s at confidence %.2f", reading.card, reading.confidence)
@@ -413,14 +419,34 @@ def recognise_card(image_bgr: Any, *, box: Any = None, corners: Any = None, temp
     return replace(reading, card=str(Card.parse(reading.card)))
 
 
-def _classify(net: CardClassifier, image: Image, candidates: list[FloatArray]) -> tuple[CnnReading, FloatArray] | None:
+def _classify_in_stages(net: CardClassifier, image: Image, candidates: list[FloatArray], *,
+                        box: Any) -> tuple[CnnReading, FloatArray] | None:
+    """The classifier's choice among the colour-region outlines `candidates` and the card-shaped outlines
+    fitted to `box` (`box_quads`); when it is not sure (`_CNN_SURE`), among those and the outlines along
+    straight edges in the box too (`cards_outline.edge_quads`: the card merged with a neighbour in colour,
+    seen at a slant, or on a table of its colour). None `box`: `candidates` alone."""
+    if box is None:
+        return _classify(net, image, candidates)
+    pixel_box = _check_box(box, image.shape)
+    first = candidates + box_quads(pixel_box)
+    known = net.read(image, first)
+    learned = _classify(net, image, first, known=known)
+    if learned is not None and learned[0].confidence >= _CNN_SURE:
+        return learned
+    more = [order_corners(q.corners) for q in edge_quads(image, pixel_box)]
+    return _classify(net, image, first + more, known=known)
+
+
+def _classify(net: CardClassifier, image: Image, candidates: list[FloatArray], *,
+              known: list[CnnReading] | None = None) -> tuple[CnnReading, FloatArray] | None:
     """The classifier's choice among `candidates`: the most confident outline, larger ones preferred a little
     (`_AREA_PREFERENCE`: an outline cut short hides pips, so a 9 may read as a 7, but an outline grown past
     the card adds none), at its confidence times the square root of its card's share of the confidence summed
-    over all outlines; and that outline."""
+    over all outlines; and that outline. `known`: the readings of the first candidates, already read."""
     if not candidates:
         return None
-    readings = net.read(image, candidates)
+    done = known if known is not None else []
+    readings = done + net.read(image, candidates[len(done):])
     areas = np.array([cv2.contourArea(c.reshape(-1, 1, 2)) for c in candidates], dtype=np.float64)
     scores = [r.confidence + _AREA_PREFERENCE * a / max(float(areas.max()), 1e-9) for r, a in zip(readings, areas,
                                                                                                   strict=True)]
@@ -434,7 +460,10 @@ def _combine(learned: tuple[CnnReading, FloatArray] | None, index: IndexReading,
              outline: FloatArray | None) -> CardReading:
     """The classifier's and the index matcher's readings as one: agreeing, the confidence either alone would
     leave unexplained; disagreeing, the classifier's when it is at least fairly sure (`_CNN_TRUSTED`: it
-    measures far better), else the more confident of the two, each at a lower confidence."""
+    measures far better) unless three or more corner indices agree on the matcher's (`_INDEX_CORNERS_SURE`),
+    or two when the two readers differ in rank only (a chip on the card's middle hides pips the classifier
+    counts, not the index glyphs the matcher reads), else the more confident of the two, each at a lower
+    confidence."""
     from_index = CardReading(card=index.card, confidence=index.confidence, corners_px=outline,
                              corners_read=index.corners_read, corners_agreeing=index.corners_agreeing, source="index")
     if learned is None:
@@ -445,7 +474,10 @@ def _combine(learned: tuple[CnnReading, FloatArray] | None, index: IndexReading,
     if index.card == cnn.card:
         confidence = 1.0 - (1.0 - cnn.confidence) * (1.0 - index.confidence)
         return replace(from_index, confidence=float(confidence), corners_px=quad, source="both")
-    if cnn.confidence >= min(index.confidence, _CNN_TRUSTED):  # the matcher is confidently wrong at times
+    same_suit = index.card[-1] == cnn.card[-1]  # so they differ in rank: the count of pips, or the index glyph
+    corners_needed = _INDEX_CORNERS_SURE - 1 if same_suit else _INDEX_CORNERS_SURE
+    index_sure = index.confidence >= _INDEX_SURE and index.corners_agreeing >= corners_needed
+    if not index_sure and cnn.confidence >= min(index.confidence, _CNN_TRUSTED):  # the matcher errs at times
         return CardReading(card=cnn.card, confidence=cnn.confidence * (1.0 - 0.5 * index.confidence),
                            corners_px=quad, source="classifier")
     return replace(from_index, confidence=index.confidence * (1.0 - cnn.confidence))

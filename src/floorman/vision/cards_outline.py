@@ -1,0 +1,305 @@
+"""Card outlines from straight edges: card-shaped rectangles whose sides run along strong image edges.
+
+The colour regions of `cards.find_card_quads` fail where the card's paper touches something of its colour (a
+neighbouring card, a chip's white edge, a light table): the region is then the card merged with its
+neighbour, or nothing; and a detector box off the card's centre misleads the rectangles fitted to the box.
+A card's sides are still there as straight edges, including the one it draws over a card below it.
+`edge_quads(image, box)` looks for them: in the box (grown a little, scaled to a fixed working size), the
+dominant edge directions (`_dominant_angles`); for each, the crop turned so that a card at that angle has its
+sides along the pixel axes, where a side is a peak of the summed edge strength of a column or a row
+(`_profile_peaks`). Rectangles (`_hypotheses`): every pair of vertical and pair of horizontal peaks of a
+card's shape, and, for a card with one end covered, a pair and one peak with the fourth side a card's length
+away; kept when they span the box, scored by the mean edge strength along their found sides
+(`_side_supports`). The best few, after dropping near-duplicates, and the whole ones with each side moved onto
+the strongest edge nearby (`_refine`: perspective makes a card a general quadrilateral) go back to image
+pixels for the card classifier to choose from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float32]
+Image = npt.NDArray[np.uint8]
+
+_WORK_PX = 96.0  # the box's short side is scaled to this many pixels
+_GROW = 0.12  # the crop is the box grown by this share of its size on each side (a covered card sticks out)
+_ASPECT = (1.25, 1.75)  # long / short side of a card in the image (seen at a slant: not quite its own)
+_CARD_ASPECT = (1.40, 1.56)  # long / short side of a poker (63.5 x 88.9 mm) and a bridge card (57 x 89 mm)
+_ANGLE_PEAKS = 3  # dominant edge directions tried
+_ANGLE_SPREAD_DEG = 7.0  # dominant directions closer than this are one
+_FINE_DEG = (-1.0, 1.0)  # turns tried around each dominant direction
+_PEAK_SHARE = 0.2  # a profile peak must reach this share of the profile's maximum
+_MAX_PEAKS = 8  # strongest profile peaks kept per axis
+_SIDE_TRIM = 0.12  # each side's ends (rounded corners, the neighbour's edges crossing) are not scored
+_MIN_BOX_COVER = 0.8  # a rectangle's bounding box must cover this share of the box
+_MIN_OWN_COVER = 0.55  # and the box this share of the rectangle's bounding box (covered cards stick out)
+_REFINE_REACH = 0.05  # a side may move this share of the card's width when refined onto its edge
+_REFINE_TURNS_DEG = (-2.0, -1.0, 0.0, 1.0, 2.0)  # and turn by one of these
+_COMPLETED_LIMIT = 3  # rectangles completed from three sides kept, besides the `limit` found whole
+_PER_TURN = 6  # best rectangles of each kind kept from one turn of the crop
+_DUPLICATE = 0.06  # rectangles whose corners all lie this close (share of the box's short side) are one
+
+
+@dataclass(frozen=True)
+class EdgeQuad:
+    """A card-shaped rectangle (TL, TR, BR, BL in image pixels), its edge support (mean edge strength along
+    its sides, about 0..1), and whether all four sides were found."""
+
+    corners: FloatArray
+    support: float
+    complete: bool = True  # False: three sides found, the fourth a card's length from its opposite
+
+
+def _gradients(crop: npt.NDArray[np.float32]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """|d/dx| and |d/dy| of the image, the strongest colour channel at each pixel."""
+    gx, gy = np.abs(cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3)), np.abs(cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3))
+    return _channel_max(gx), _channel_max(gy)
+
+
+def _channel_max(image: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """The largest of the three channels at each pixel (faster than a reduction over the last axis)."""
+    return np.maximum(np.maximum(image[..., 0], image[..., 1]), image[..., 2])
+
+
+def _dominant_angles(crop: npt.NDArray[np.float32]) -> list[float]:
+    """Up to `_ANGLE_PEAKS` edge directions (degrees in 0..90: a card's sides are at a and a + 90) weighted by
+    squared gradient strength, strongest first."""
+    gray = _channel_max(crop)
+    gx, gy = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    weight = (gx * gx + gy * gy).ravel()
+    angle = np.degrees(np.arctan2(gy, gx)).ravel() % 90.0
+    hist, _ = np.histogram(angle, bins=90, range=(0.0, 90.0), weights=weight)
+    kernel = np.array([1.0, 2.0, 3.0, 2.0, 1.0]) / 9.0
+    smooth = np.convolve(np.concatenate([hist[-2:], hist, hist[:2]]), kernel, mode="valid")
+    peaks: list[float] = []
+    for index in np.argsort(smooth)[::-1]:
+        if smooth[index] < _PEAK_SHARE * smooth.max() or len(peaks) >= _ANGLE_PEAKS:
+            break
+        angle_deg = float(index) + 0.5
+        if all(min(abs(angle_deg - p), 90.0 - abs(angle_deg - p)) >= _ANGLE_SPREAD_DEG for p in peaks):
+            peaks.append(angle_deg)
+    return peaks
+
+
+def _profile_peaks(profile: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+    """Positions of the strongest local maxima of `profile` (at most `_MAX_PEAKS`)."""
+    inner = (profile[1:-1] >= profile[:-2]) & (profile[1:-1] >= profile[2:]) & (
+        profile[1:-1] >= _PEAK_SHARE * profile.max())
+    positions = np.flatnonzero(inner) + 1
+    return np.sort(positions[np.argsort(profile[positions])[::-1][:_MAX_PEAKS]])
+
+
+@dataclass(frozen=True)
+class _Turned:
+    """The crop turned by `angle_deg` about its centre (edge strengths along the axes as cumulative sums) and
+    the affine map from turned back to crop pixels."""
+
+    cum_gx: npt.NDArray[np.float64]  # cumulative sum of |d/dx| down each column
+    cum_gy: npt.NDArray[np.float64]  # cumulative sum of |d/dy| along each row
+    back: npt.NDArray[np.float64]  # 2 x 3 affine, turned -> crop
+
+
+def _turn(crop: npt.NDArray[np.float32], angle_deg: float, *, level: float) -> _Turned:
+    h, w = crop.shape[:2]
+    matrix = cv2.getRotationMatrix2D((w / 2.0, h / 2.0), angle_deg, 1.0)
+    turned = cv2.warpAffine(crop, matrix, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    gx, gy = _gradients(np.asarray(turned, dtype=np.float32))
+    gx, gy = np.minimum(gx / level, 1.0), np.minimum(gy / level, 1.0)
+    cum_gx = np.vstack([np.zeros((1, w)), np.cumsum(gx, axis=0, dtype=np.float64)])
+    cum_gy = np.hstack([np.zeros((h, 1)), np.cumsum(gy, axis=1, dtype=np.float64)])
+    return _Turned(cum_gx=cum_gx, cum_gy=cum_gy, back=cv2.invertAffineTransform(matrix).astype(np.float64))
+
+
+def _pairs(peaks: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    first, second = np.triu_indices(len(peaks), k=1)
+    return peaks[first], peaks[second]
+
+
+def _hypotheses(xs: npt.NDArray[np.int64], ys: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], ...]:
+    """Rectangles x0, x1, y0, y1 (arrays) and the side each lacks (-1 none; 0..3 left, right, top, bottom):
+    every pair of vertical and pair of horizontal peaks, and every pair on one axis with one peak on the other
+    and the fourth side a card's length away (the card partly covered: its fourth side hidden)."""
+    xa, xb = _pairs(xs)
+    ya, yb = _pairs(ys)
+    parts = [(np.repeat(xa, len(ya)), np.repeat(xb, len(ya)), np.tile(ya, len(xa)), np.tile(yb, len(xa)),
+              np.full(len(xa) * len(ya), -1))]
+    ratios = np.array([*_CARD_ASPECT, *(1.0 / a for a in _CARD_ASPECT)])
+    for lo, hi, peaks, vertical in ((xa, xb, ys, True), (ya, yb, xs, False)):
+        span = np.repeat(hi - lo, len(peaks) * len(ratios))
+        first, second = np.repeat(lo, len(peaks) * len(ratios)), np.repeat(hi, len(peaks) * len(ratios))
+        at = np.tile(np.repeat(peaks, len(ratios)), len(lo))
+        extent = np.round(span * np.tile(ratios, len(lo) * len(peaks))).astype(np.int64)
+        for sign, lacking in ((1, 3 if vertical else 1), (-1, 2 if vertical else 0)):
+            ends = np.sort(np.stack([at, at + sign * extent]), axis=0)
+            parts.append((first, second, ends[0], ends[1], np.full(len(at), lacking)) if vertical
+                         else (ends[0], ends[1], first, second, np.full(len(at), lacking)))
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
+
+
+def _side_supports(turned: _Turned, x0: npt.NDArray[np.int64], x1: npt.NDArray[np.int64],
+                   y0: npt.NDArray[np.int64], y1: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """Mean edge strength along each side (left, right, top, bottom; N x 4) of the rectangles, ends trimmed;
+    the parts outside the crop count as no edge."""
+    h, w = turned.cum_gx.shape[0] - 1, turned.cum_gx.shape[1]
+    ty, tx = np.round(_SIDE_TRIM * (y1 - y0)).astype(int), np.round(_SIDE_TRIM * (x1 - x0)).astype(int)
+    r0, r1 = np.clip(y0 + ty, 0, h), np.clip(y1 - ty, 0, h)
+    c0, c1 = np.clip(x0 + tx, 0, w), np.clip(x1 - tx, 0, w)
+    rows, cols = np.maximum(y1 - y0 - 2 * ty, 1), np.maximum(x1 - x0 - 2 * tx, 1)
+    out = np.zeros((len(x0), 4))
+    for side, x in enumerate((x0, x1)):
+        inside = (x >= 0) & (x < w)
+        xc = np.clip(x, 0, w - 1)
+        out[:, side] = np.where(inside, turned.cum_gx[r1, xc] - turned.cum_gx[r0, xc], 0.0) / rows
+    for side, y in enumerate((y0, y1)):
+        inside = (y >= 0) & (y < h)
+        yc = np.clip(y, 0, h - 1)
+        out[:, 2 + side] = np.where(inside, turned.cum_gy[yc, c1] - turned.cum_gy[yc, c0], 0.0) / cols
+    return out
+
+
+def _rectangles(turned: _Turned, box: tuple[float, float, float, float]) -> list[EdgeQuad]:
+    """Every card-shaped rectangle between profile peaks of `turned` that spans `box` (crop pixels), with the
+    mean edge strength along its sides (ends trimmed; a completed rectangle's hidden side left out)."""
+    h, w = turned.cum_gx.shape[0] - 1, turned.cum_gx.shape[1]
+    x0, x1, y0, y1, lacking = _hypotheses(_profile_peaks(turned.cum_gx[-1]), _profile_peaks(turned.cum_gy[:, -1]))
+    short, long = np.minimum(x1 - x0, y1 - y0), np.maximum(x1 - x0, y1 - y0)
+    ok = (long >= _ASPECT[0] * short) & (long <= _ASPECT[1] * short) & (short >= 0.25 * min(w, h))
+    x0, x1, y0, y1, lacking = x0[ok], x1[ok], y0[ok], y1[ok], lacking[ok]
+    if len(x0) == 0:
+        return []
+    centre = np.stack([x0 + x1, y0 + y1], axis=1) / 2.0 @ turned.back[:, :2].T + turned.back[:, 2]
+    half = np.stack([x1 - x0, y1 - y0], axis=1) / 2.0 @ np.abs(turned.back[:, :2]).T  # of the bounding box
+    keep = _covers_box(centre - half, centre + half, box)
+    if not keep.any():
+        return []
+    x0, x1, y0, y1, lacking = x0[keep], x1[keep], y0[keep], y1[keep], lacking[keep]
+    sides = _side_supports(turned, x0, x1, y0, y1)
+    hidden = np.arange(4)[None, :] == lacking[:, None]
+    support = np.where(hidden, 0.0, sides).sum(axis=1) / np.where(lacking >= 0, 3.0, 4.0)
+    out: list[EdgeQuad] = []
+    for complete in (True, False):
+        for i in sorted(np.flatnonzero((lacking < 0) == complete), key=lambda i: -support[i])[:_PER_TURN]:
+            square = np.array([[x0[i], y0[i]], [x1[i], y0[i]], [x1[i], y1[i]], [x0[i], y1[i]]], dtype=np.float64)
+            corners = square @ turned.back[:, :2].T + turned.back[:, 2]
+            out.append(EdgeQuad(corners=corners.astype(np.float32), support=float(support[i]), complete=complete))
+    return out
+
+
+def _covers_box(lo: npt.NDArray[np.float64], hi: npt.NDArray[np.float64],
+                box: tuple[float, float, float, float]) -> npt.NDArray[np.bool_]:
+    """Whether each rectangle's bounding box (lo, hi: N x 2) and the box mostly cover each other."""
+    inter = np.clip(np.minimum(hi, box[2:]) - np.maximum(lo, box[:2]), 0.0, None)
+    inter_area = inter[:, 0] * inter[:, 1]
+    box_area = (box[2] - box[0]) * (box[3] - box[1])
+    own_area = np.prod(hi - lo, axis=1)
+    return np.asarray((inter_area >= _MIN_BOX_COVER * box_area) & (inter_area >= _MIN_OWN_COVER * own_area),
+                      dtype=np.bool_)
+
+
+def edge_quads(image_bgr: Image, box: tuple[int, int, int, int], *, limit: int = 4) -> list[EdgeQuad]:
+    """Up to `limit` card-shaped rectangles along strong straight edges that span `box` (x0, y0, x1, y1 in
+    pixels, a detector box with some margin), best supported first, corners in image pixels (in the order
+    of the rectangle's sides: callers order them as a card's)."""
+    x0, y0, x1, y1 = box
+    grow = _GROW * max(x1 - x0, y1 - y0)
+    cx0, cy0 = max(0, int(x0 - grow)), max(0, int(y0 - grow))
+    cx1, cy1 = min(image_bgr.shape[1], int(x1 + grow) + 1), min(image_bgr.shape[0], int(y1 + grow) + 1)
+    scale = _WORK_PX / max(min(x1 - x0, y1 - y0), 1)
+    crop = cv2.resize(image_bgr[cy0:cy1, cx0:cx1], None, fx=scale, fy=scale,
+                      interpolation=cv2.INTER_AREA if scale < 1.0 else cv2.INTER_LINEAR)
+    crop_f = np.asarray(cv2.GaussianBlur(np.asarray(crop, dtype=np.float32), (0, 0), 1.0), dtype=np.float32)
+    gx, gy = _gradients(crop_f)
+    level = max(float(np.percentile(np.maximum(gx, gy), 97)), 1.0)
+    work_box = ((x0 - cx0) * scale, (y0 - cy0) * scale, (x1 - cx0) * scale, (y1 - cy0) * scale)
+    found: list[EdgeQuad] = []
+    for angle in _dominant_angles(crop_f):
+        for fine in _FINE_DEG:
+            found += _rectangles(_turn(crop_f, angle + fine, level=level), work_box)
+    kept: list[EdgeQuad] = []
+    for complete, budget in ((True, limit), (False, _COMPLETED_LIMIT)):
+        chosen = _best_distinct(sorted((q for q in found if q.complete == complete), key=lambda q: -q.support),
+                                limit=budget, tolerance=_DUPLICATE * _WORK_PX)
+        kept += [q for q in chosen if all(_distinct(q.corners, k.corners, tolerance=1.0) for k in kept)]
+    signed = (np.asarray(cv2.Sobel(crop_f, cv2.CV_32F, 1, 0, ksize=3), dtype=np.float32),
+              np.asarray(cv2.Sobel(crop_f, cv2.CV_32F, 0, 1, ksize=3), dtype=np.float32))
+    refined = [_refine(q, signed, level=level) for q in kept if q.complete]
+    kept += [r for r in refined if all(_distinct(r.corners, k.corners, tolerance=1.0) for k in kept)]
+    offset = np.array([cx0, cy0], dtype=np.float32)
+    return [replace(q, corners=(q.corners / scale + offset).astype(np.float32)) for q in kept]
+
+
+def _line_support(signed: tuple[FloatArray, FloatArray], points: npt.NDArray[np.float64],
+                  normals: npt.NDArray[np.float64], *, level: float) -> npt.NDArray[np.float64]:
+    """Mean edge strength across each line of sample points (points: L x P x 2, normals: L x 2)."""
+    map_x, map_y = points[..., 0].astype(np.float32), points[..., 1].astype(np.float32)
+    gx = cv2.remap(signed[0], map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    gy = cv2.remap(signed[1], map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    across = np.abs(gx * normals[:, None, None, 0] + gy * normals[:, None, None, 1])
+    return np.asarray(np.minimum(_channel_max(across.astype(np.float32)) / level, 1.0).mean(axis=1),
+                      dtype=np.float64)
+
+
+def _refine(quad: EdgeQuad, signed: tuple[FloatArray, FloatArray], *, level: float) -> EdgeQuad:
+    """`quad` with each side moved and turned a little onto the strongest straight edge near it, as
+    perspective and the rectangle search's coarse steps leave it; unchanged when a corner would move far."""
+    corners = quad.corners.astype(np.float64)
+    short = min(float(np.linalg.norm(corners[1] - corners[0])), float(np.linalg.norm(corners[2] - corners[1])))
+    reach = _REFINE_REACH * short
+    offsets = np.linspace(-reach, reach, 2 * max(2, round(reach)) + 1)
+    turns = np.radians(_REFINE_TURNS_DEG)
+    along = np.linspace(_SIDE_TRIM, 1.0 - _SIDE_TRIM, 24) - 0.5
+    lines: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]] = []
+    support = 0.0
+    for i in range(4):
+        a, b = corners[i], corners[(i + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        base = np.arctan2(b[1] - a[1], b[0] - a[0])
+        angle, shift = (grid.ravel() for grid in np.meshgrid(base + turns, offsets, indexing="ij"))
+        units = np.stack([np.cos(angle), np.sin(angle)], axis=1)
+        normals = np.stack([-units[:, 1], units[:, 0]], axis=1)
+        centres = (a + b) / 2.0 + shift[:, None] * normals
+        points = centres[:, None, :] + along[None, :, None] * length * units[:, None, :]
+        scores = _line_support(signed, points, normals, level=level)
+        best = int(np.argmax(scores))
+        support += float(scores[best]) / 4.0
+        lines.append((centres[best], units[best]))
+    out = _meeting_points(lines)
+    if out is None or np.abs(out - corners).max() > 2.0 * reach:
+        return quad
+    return replace(quad, corners=out.astype(np.float32), support=support)
+
+
+def _meeting_points(lines: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]
+                    ) -> npt.NDArray[np.float64] | None:
+    """Where each of four lines (point, unit direction) meets the one before it; None when two are parallel."""
+    out = np.zeros((4, 2), dtype=np.float64)
+    for i in range(4):
+        (p, u), (q, v) = lines[i - 1], lines[i]
+        det = u[0] * -v[1] - u[1] * -v[0]
+        if abs(det) < 1e-6:
+            return None
+        t = ((q - p)[0] * -v[1] - (q - p)[1] * -v[0]) / det
+        out[i] = p + t * u
+    return out
+
+
+def _best_distinct(ranked: list[EdgeQuad], *, limit: int, tolerance: float) -> list[EdgeQuad]:
+    """The first `limit` of `ranked`, skipping any within `tolerance` of one already taken."""
+    kept: list[EdgeQuad] = []
+    for quad in ranked:
+        if len(kept) >= limit:
+            break
+        if all(_distinct(quad.corners, k.corners, tolerance=tolerance) for k in kept):
+            kept.append(quad)
+    return kept
+
+
+def _distinct(a: FloatArray, b: FloatArray, *, tolerance: float) -> bool:
+    """Whether two rectangles differ by more than `tolerance` at some corner, matching corners in any order."""
+    turns = np.stack([np.roll(a, k, axis=0) for k in range(4)])
+    return bool((np.abs(turns - b).max(axis=(1, 2)) > tolerance).all())

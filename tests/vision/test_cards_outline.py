@@ -1,0 +1,133 @@
+"""Card outlines from straight edges (`cards_outline.edge_quads`) and how `recognise_card` uses them: a card
+merged in colour with the card under it, in a detector box off its centre; a card with one end under another
+card; the classifier unsure because a chip hides pips."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from floorman.core.cards import Card
+from floorman.datasets.textures import N_DECK_DESIGNS, card_face
+from floorman.vision import cards
+from floorman.vision.cards import MIN_CONFIDENCE, order_corners, recognise_card
+from floorman.vision.cards_cnn import CardClassifier, CnnReading
+from floorman.vision.cards_outline import edge_quads
+from tests.vision.test_cards import table
+
+
+def paste_card(image: np.ndarray, card: str, *, design: int, angle_deg: float, centre: tuple[float, float],
+               px_per_mm: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
+    """Paste `card` turned by `angle_deg` with its middle at `centre`; returns its corners and its mask."""
+    face = card_face(Card.parse(card), design=design, px_per_mm=px_per_mm)
+    h, w = face.shape[:2]
+    matrix = cv2.getRotationMatrix2D((w / 2.0, h / 2.0), angle_deg, 1.0)
+    matrix[:, 2] += (centre[0] - w / 2.0, centre[1] - h / 2.0)
+    warped = cv2.warpAffine(np.ascontiguousarray(face), matrix, (image.shape[1], image.shape[0]),
+                            flags=cv2.INTER_LINEAR)
+    alpha = warped[..., 3:4].astype(np.float32) / 255.0
+    image[:] = (warped[..., :3] * alpha + image * (1.0 - alpha)).astype(np.uint8)
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64) @ matrix[:, :2].T + matrix[:, 2]
+    return corners, alpha[..., 0] > 0.5
+
+
+def outline_error(quad: np.ndarray, truth: np.ndarray) -> float:
+    """The largest corner distance between two outlines (matched in any turn), a share of the card's width."""
+    truth = order_corners(truth.astype(np.float32))
+    ordered = order_corners(np.asarray(quad, dtype=np.float32))
+    width = min(np.linalg.norm(truth[1] - truth[0]), np.linalg.norm(truth[2] - truth[1]))
+    return min(float(np.abs(np.roll(ordered, k, axis=0) - truth).max()) for k in range(4)) / float(width)
+
+
+def merged_scene(card: str, under: str, *, design: int, angles: tuple[float, float],
+                 offset: float) -> tuple[np.ndarray, tuple[float, float, float, float], np.ndarray]:
+    """`card` lying over `under` (same paper colour: one region) on felt; a detector box around `card` that
+    is off its centre (cut 2 % short on the left, 10 % long on the right, 9 % long at the top)."""
+    image = table(seed=design, size=300)
+    paste_card(image, under, design=design, angle_deg=angles[1], centre=(150.0 - offset, 150.0))
+    corners, _ = paste_card(image, card, design=design, angle_deg=angles[0], centre=(150.0, 150.0))
+    lo, hi = corners.min(axis=0), corners.max(axis=0)
+    size = hi - lo
+    box = (lo[0] - 0.02 * size[0], lo[1] - 0.09 * size[1], hi[0] + 0.1 * size[0], hi[1])
+    return image, box, corners
+
+
+MERGED = [("5H", "8C", (40.0, 10.0), 60.0), ("7D", "9S", (25.0, -5.0), 55.0)]
+
+
+@pytest.mark.parametrize(("card", "under", "angles", "offset"), MERGED)
+def test_edge_quads_find_a_card_merged_with_the_card_under_it(card: str, under: str, angles: tuple[float, float],
+                                                               offset: float) -> None:
+    image, box, corners = merged_scene(card, under, design=0, angles=angles, offset=offset)
+    pixel_box = (int(box[0]), int(box[1]), int(np.ceil(box[2])), int(np.ceil(box[3])))
+    found = edge_quads(image, pixel_box)
+    assert found
+    assert min(outline_error(q.corners, corners) for q in found) < 0.07
+    colour_outlines = [c for q in cards.find_card_quads(image, pixel_box) for c in cards.quad_candidates(q)]
+    assert min(outline_error(q, corners) for q in colour_outlines + cards.box_quads(pixel_box)) > 0.08
+
+
+@pytest.mark.parametrize("design", range(N_DECK_DESIGNS))
+@pytest.mark.parametrize(("card", "under", "angles", "offset"), MERGED)
+def test_reads_a_card_merged_with_the_card_under_it_from_an_off_centre_box(
+        design: int, card: str, under: str, angles: tuple[float, float], offset: float) -> None:
+    image, box, _ = merged_scene(card, under, design=design, angles=angles, offset=offset)
+    reading = recognise_card(image, box=box)
+    assert reading.card == card
+    assert reading.confidence >= MIN_CONFIDENCE
+
+
+def test_edge_quads_complete_a_card_with_one_end_under_another_card() -> None:
+    image = table(seed=0, size=320)
+    corners, covered = paste_card(image, "9H", design=0, angle_deg=20.0, centre=(160.0, 170.0))
+    _, over = paste_card(image, "KS", design=1, angle_deg=70.0, centre=(160.0, 90.0))
+    visible = covered & ~over
+    assert 0.5 < visible.sum() / covered.sum() < 0.75
+    ys, xs = np.nonzero(visible)
+    found = edge_quads(image, (int(xs.min()) - 5, int(ys.min()) - 5, int(xs.max()) + 6, int(ys.max()) + 6))
+    completed = [q for q in found if not q.complete]
+    assert completed
+    assert min(outline_error(q.corners, corners) for q in completed) < 0.05
+
+
+class StubClassifier(CardClassifier):
+    """Reads every outline as `card` at `confidence` (a classifier fooled by what covers the pips)."""
+
+    def __init__(self, card: str, confidence: float) -> None:  # no model: nothing of the parent is used
+        self.card, self.confidence, self.outlines_read = card, confidence, 0
+
+    def read(self, _image: np.ndarray, outlines: list[np.ndarray]) -> list[CnnReading]:
+        self.outlines_read += len(outlines)
+        return [CnnReading(card=self.card, confidence=self.confidence, face=1.0) for _ in outlines]
+
+
+def test_the_edge_search_runs_only_when_the_classifier_is_unsure(monkeypatch: pytest.MonkeyPatch) -> None:
+    image = table(seed=1, size=300)
+    corners, _ = paste_card(image, "QC", design=2, angle_deg=15.0, centre=(150.0, 150.0))
+    calls: list[tuple[int, int, int, int]] = []
+
+    def counting(image_bgr: np.ndarray, box: tuple[int, int, int, int], *, limit: int = 4) -> list[object]:
+        calls.append(box)
+        return edge_quads(image_bgr, box, limit=limit)
+
+    monkeypatch.setattr(cards, "edge_quads", counting)
+    box = (*(corners.min(axis=0) - 8.0), *(corners.max(axis=0) + 8.0))
+    sure = recognise_card(image, box=box, classifier=StubClassifier("QC", 0.97))
+    assert (sure.card, sure.source, len(calls)) == ("QC", "classifier", 0)
+    unsure = StubClassifier("QC", 0.6)
+    recognise_card(image, box=box, classifier=unsure)
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize(("classifier_says", "source"), [("3D", "index"), ("2H", "classifier")])
+def test_index_corners_outvote_an_unsure_classifier_on_rank_only(classifier_says: str, source: str) -> None:
+    """Both index corners read 2D; a classifier at 0.6 saying 3D (it counted a chip as a pip) is outvoted,
+    one saying 2H is not (it reads the suit from every pip; the matcher's suit is the less sure)."""
+    image = table(seed=3, size=300)
+    corners, _ = paste_card(image, "2D", design=0, angle_deg=10.0, centre=(150.0, 150.0), px_per_mm=2.5)
+    cv2.circle(image, (150, 150), 30, (40, 40, 170), thickness=-1)
+    box = (*(corners.min(axis=0) - 8.0), *(corners.max(axis=0) + 8.0))
+    reading = recognise_card(image, box=box, classifier=StubClassifier(classifier_says, 0.6))
+    assert reading.source == source
+    assert (reading.card == "2D") == (source == "index")
