@@ -43,7 +43,7 @@ from floorman.vision.cards_index import (
     corner_crops,
     index_features,
 )
-from floorman.vision.cards_outline import edge_quads
+from floorman.vision.cards_outline import edge_quads, meeting_points
 
 log = logging.getLogger(__name__)
 
@@ -218,14 +218,10 @@ def _fit_sides(outline: FloatArray, box: FloatArray) -> FloatArray:
             return box
         vx, vy, x0, y0 = cv2.fitLine(near, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0], dtype=np.float64), np.array([vx, vy], dtype=np.float64)))
-    corners = np.zeros((4, 2), dtype=np.float32)
-    for i in range(4):
-        (p, u), (q, v) = lines[i - 1], lines[i]
-        det = u[0] * -v[1] - u[1] * -v[0]
-        if abs(det) < 1e-6:
-            return box
-        t = ((q - p)[0] * -v[1] - (q - p)[1] * -v[0]) / det
-        corners[i] = p + t * u
+    met = meeting_points(lines)
+    if met is None:
+        return box
+    corners = met.astype(np.float32)
     if np.abs(corners - box).max() > _MAX_CORNER_SHIFT * short:
         return box
     return corners

@@ -268,13 +268,13 @@ def _refine(quad: EdgeQuad, signed: tuple[FloatArray, FloatArray], *, level: flo
         best = int(np.argmax(scores))
         support += float(scores[best]) / 4.0
         lines.append((centres[best], units[best]))
-    out = _meeting_points(lines)
+    out = meeting_points(lines)
     if out is None or np.abs(out - corners).max() > 2.0 * reach:
         return quad
     return replace(quad, corners=out.astype(np.float32), support=support)
 
 
-def _meeting_points(lines: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]
+def meeting_points(lines: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]
                     ) -> npt.NDArray[np.float64] | None:
     """Where each of four lines (point, unit direction) meets the one before it; None when two are parallel."""
     out = np.zeros((4, 2), dtype=np.float64)
