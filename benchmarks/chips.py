@@ -2,6 +2,7 @@
 detector's boxes.
 
     .venv/bin/python benchmarks/chips.py [--frames 60] [--seed 93001] [--size 1280x720] [--model M] [--no-detector]
+                                         [--no-refine]
 
 Each frame is a random training-style scene (`datasets.random_sample`, camera effects on) drawn from
 `SeedSequence(seed, spawn_key=(i,))`; use seeds never used for anything else. The calibration is exact (fitted on
@@ -13,7 +14,8 @@ height above the felt given too). Metrics, on chips at least --min-visible visib
 - chip denomination: per chip, bottom to top, of stacks whose count is right;
 - count exact, stack exact (every chip's value right), and by pixels-per-chip (how far the stack's side shows);
 - count confidence: the share of stacks whose count is given >= 0.5 confidence (what the rules act on) and how
-  often those counts are exact, and exactness by confidence band (a calibrated confidence matches it);
+  often those counts are exact, the share given >= 0.8 (what the rules accuse on), and exactness by confidence
+  band (a calibrated confidence matches it);
 - top denomination without a calibration (the box alone: no count, no position);
 - zone value exact: per frame and zone (stack_<s>, bet_<s>, pot) holding chips in truth or prediction, the
   value of all visible chip objects there (TableStateBuilder's zone_values) against the truth; also over the
@@ -21,7 +23,9 @@ height above the felt given too). Metrics, on chips at least --min-visible visib
   and values >= 0.5: `derive_chips`' sureness), with the share of zones that qualify.
 Truth boxes come from the instance mask, so the recogniser is told their sides are off by rounding only
 (`BOX_SIGMA_PX`); detector boxes use its default (a detector's box error).
-With the detector, chips are matched to truth boxes at IoU >= 0.5 and recall is printed too.
+With the detector, chips are matched to truth boxes at IoU >= 0.5 and recall is printed too, and the time of one
+stack read on its boxes (each box read again alone, after the frame). Counts come from the stack's silhouette
+fitted to the image's edges near the box (`chips_refine`); --no-refine gives the boxes' counts alone.
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ SEAT_ZONES = ("stack_", "bet_")
 PX_BINS = ((0.0, 0.5), (0.5, 1.0), (1.0, 1.5), (1.5, 99.0))
 CONFIDENCE_BANDS = ((0.0, 0.5), (0.5, 0.8), (0.8, 1.01))
 TRUSTED = 0.5  # the rules' ledger_min_confidence
+ACCUSED = 0.8  # the rules accuse (D2/D3) only on counts this sure
 
 
 @dataclass
@@ -153,6 +158,7 @@ def score_stacks(tally: Tally, key: str, pairs: list[tuple[ObjectTruth, Read]], 
             if lo <= px < hi:
                 tally.add(f"{key} count exact, {lo:.1f}-{hi:.1f} px/chip", exact)
         tally.add(f"{key} count confidence >= {TRUSTED} (share)", confidence >= TRUSTED)
+        tally.add(f"{key} count confidence >= {ACCUSED} (share)", confidence >= ACCUSED)
         if confidence >= TRUSTED:
             tally.add(f"{key} count exact, confidence >= {TRUSTED}", exact)
         for lo, hi in CONFIDENCE_BANDS:
@@ -163,7 +169,16 @@ def score_stacks(tally: Tally, key: str, pairs: list[tuple[ObjectTruth, Read]], 
                 tally.add(f"{key} chip denomination", a == b)
 
 
-def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Detector | None) -> None:
+@dataclass
+class Timing:
+    """The recogniser's time on detector boxes (each read again, alone)."""
+
+    seconds: float = 0.0
+    reads: int = 0
+
+
+def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Detector | None, *,
+              timing: Timing) -> None:
     rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index,)))
     scene, camera = random_sample(rng, size=args.size)
     result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects.random(rng), rng=rng)
@@ -174,7 +189,8 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
     for key, height in (("homography", None), ("height", float(camera.eye[2]))):
         builder = TableStateBuilder(TruthNames(), scene.layout, calibration, chipset, None, None,
                                     camera_height_mm=height)
-        builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, box_sigma_px=BOX_SIGMA_PX)
+        builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, box_sigma_px=BOX_SIGMA_PX,
+                                       refine=not args.no_refine)
         state = builder.state_from(result.image, truth_detections(chips), frame_no=index, t=0.0)
         pairs = [(o, Read(s.denominations, builder.chips.read(result.image, o.box).px_per_chip, s.count_confidence))
                  for o, s in zip(chips, state.chips, strict=True)]
@@ -188,8 +204,14 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
     if detector is None:
         return
     builder = TableStateBuilder(detector, scene.layout, calibration, chipset, None, None)
+    builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, refine=not args.no_refine)
     state = builder.build(result.image, index, 0.0)
     boxes = np.array([c.box for c in state.chips], dtype=np.float64).reshape(-1, 4)
+    started = time.perf_counter()
+    for box in boxes:
+        builder.chips.read(result.image, (float(box[0]), float(box[1]), float(box[2]), float(box[3])))
+    timing.seconds += time.perf_counter() - started
+    timing.reads += len(boxes)
     pairs: list[tuple[ObjectTruth, Read]] = []
     for o in chips:
         overlaps = iou(o.box, boxes) if len(boxes) else np.zeros(0)
@@ -216,6 +238,8 @@ def main() -> int:
     parser.add_argument("--min-visible", type=float, default=0.9)
     parser.add_argument("--model", type=Path, help="ONNX detector (default: the shipped INT8 model)")
     parser.add_argument("--no-detector", action="store_true", help="truth boxes only")
+    parser.add_argument("--no-refine", action="store_true",
+                        help="counts from the boxes alone (no silhouette fitted to the image's edges)")
     args = parser.parse_args()
     detector = None
     if not args.no_detector:
@@ -223,15 +247,19 @@ def main() -> int:
 
         detector = create_detector(OnnxDetectorConfig(model=args.model or default_model()))
     tally = Tally()
+    timing = Timing()
     started = time.perf_counter()
     for index in range(args.frames):
-        run_frame(index, args, tally, detector)
+        run_frame(index, args, tally, detector, timing=timing)
     out = sys.stdout
     out.write(f"chips benchmark: {args.frames} frames of {args.size[0]}x{args.size[1]}, seed {args.seed}, "
               f"chips >= {args.min_visible:.0%} visible, {time.perf_counter() - started:.0f} s\n")
     out.write("targets: denomination >= 98 %, count exact >= 90 %, zone value exact >= 90 %\n")
     for key in sorted(tally.totals):
         out.write(f"  {key:<62} {tally.rate(key)}\n")
+    if timing.reads:
+        out.write(f"  {'detector boxes: ms per stack read':<62} {1000.0 * timing.seconds / timing.reads:6.1f} ms "
+                  f"({timing.reads} reads, {'boxes only' if args.no_refine else 'silhouette refined'})\n")
     return 0
 
 

@@ -10,7 +10,8 @@ from floorman.datasets.camera import Camera
 from floorman.datasets.render import ObjectTruth, Renderer
 from floorman.datasets.scene import ChipStack, DealerButton, DetectorClass, Lighting, Scene
 from floorman.vision.calibration import Calibration, PointPair, calibrate_from_points
-from floorman.vision.chips import ChipReading
+from floorman.vision.chips import ChipReading, ChipRecogniser
+from floorman.vision.chips_geometry import BOX_SIGMA_PX
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Image
 from floorman.vision.table_state import CardIdentity, TableStateBuilder
@@ -71,6 +72,7 @@ def test_state_has_chips_by_zone_button_seat_and_tracks(rendered: tuple[np.ndarr
     detector = TruthDetector(objects)
     builder = TableStateBuilder(detector, LAYOUT, calibration_of(camera), CHIPSET, None, TableTracker(NAMES),
                                 camera_id="cam7")
+    builder.chips = ChipRecogniser(CHIPSET, camera=builder.chips.camera, box_sigma_px=BOX_SIGMA_PX)  # mask boxes
     first = builder.build(image, 10, 0.5)
     second = builder.build(image, 11, 0.6)
     assert detector.calls == 2

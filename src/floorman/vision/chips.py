@@ -7,7 +7,11 @@
   default; an instance mask's rounding is BOX_SIGMA_PX) and the stack's lean: a camera straight above a stack
   sees only its top, so there the count is a guess and says so. When the calibration's camera height was
   assumed (straight down, no height given), the count must hold for every height over CAMERA_HEIGHTS_MM.
-  Without a camera the count is not measured at all (1, confidence 0).
+  Without a camera the count is not measured at all (1, confidence 0). With `refine` (the default) the box's fit
+  only starts the count: the stack's silhouette is fitted to the image's edges near it (`chips_refine`), and the
+  count comes from the top's offset over the base found there, with that fit's own error (a detector's box is
+  off by ~2 px a side, the silhouette's centres by a few tenths); a mask's box adds its evidence to the edges'.
+  Where too few edges are found (a chip the felt's colour, the image's border) the box's count stands.
 - Top chip (colour): the top disc is sampled on a polar grid in its own plane; its pixels fall into body and
   edge-spot colours, matched to the chip set under an estimated light (`chips_colour.match_top`), with the
   spot count from the rim's angular pattern as a further cue. An unsure match is tried again a pixel off the
@@ -33,6 +37,7 @@ from floorman.core.chips import ChipSet
 from floorman.core.geometry import FloatArray
 from floorman.vision.chips_colour import Bgr, ColourMatch, TopColours, classify_side, match_top
 from floorman.vision.chips_geometry import CAMERA_HEIGHTS_MM, Box, StackFit, TableCamera, fit_stack
+from floorman.vision.chips_refine import count_from_silhouette, refine_silhouette
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +53,7 @@ _HEIGHT_STEP_MM = 200.0  # camera heights tried over CAMERA_HEIGHTS_MM when the 
 # A detector box's sides are off by about this much (the shipped detector against mask boxes: median 0.8 px, sd 2;
 # counts from its boxes then come out calibrated). An instance mask's box: chips_geometry.BOX_SIGMA_PX.
 DETECTOR_BOX_SIGMA_PX = 1.0
+UNCONFIRMED_BOX_SIGMA_PX = 2.0  # the detector's measured spread: its box where no silhouette was found round it
 _SURE_MATCH = 0.3  # a top disc matched this surely is not looked for off the fit
 _DISC_SHIFT_PX = 1.0  # the top disc is also sampled this far off the fit each way (a box's error, a stack's lean)
 _ELONGATED = 1.15  # a box this much longer than wide may hold a stack seen from the side
@@ -80,7 +86,7 @@ class ChipRecogniser:
     """Reads chip boxes against a club's chip set; `camera` (from the calibration) enables counts and bases."""
 
     def __init__(self, chipset: ChipSet, *, camera: TableCamera | None = None, max_count: int = 30,
-                 box_sigma_px: float = DETECTOR_BOX_SIGMA_PX) -> None:
+                 box_sigma_px: float = DETECTOR_BOX_SIGMA_PX, refine: bool = True) -> None:
         if max_count < 1:
             raise ValueError(f"expected max_count >= 1, got {max_count}")
         if not box_sigma_px > 0:
@@ -89,6 +95,7 @@ class ChipRecogniser:
         self.camera = camera
         self.max_count = max_count
         self.box_sigma_px = box_sigma_px
+        self.refine = refine  # fit the stack's silhouette to the image's edges (`chips_refine`), not the box alone
         # A camera height that was assumed, not measured: the count must hold for any plausible height.
         self.alternatives = camera.at_heights(_other_heights(camera)) if camera is not None else []
 
@@ -97,11 +104,7 @@ class ChipRecogniser:
         x1, y1, x2, y2 = box
         if not (x2 > x1 and y2 > y1):
             raise ValueError(f"expected a box with x2 > x1 and y2 > y1, got {box}")
-        fit = None
-        if self.camera is not None:
-            fit = fit_stack(self.camera, box, diameter_mm=self.chipset.diameter_mm,
-                            thickness_mm=self.chipset.thickness_mm, max_count=self.max_count,
-                            box_sigma_px=self.box_sigma_px, alternatives=self.alternatives)
+        fit = self._fit(image, box)
         if fit is not None:
             match = self._match(image, self._top_discs(fit), sure=_SURE_MATCH)
         else:
@@ -115,6 +118,33 @@ class ChipRecogniser:
         below, agreement = self._side(image, fit, match)
         return ChipReading(denominations=(*below, match.value), confidence=match.confidence * agreement,
                            count_confidence=fit.count_confidence, base_mm=fit.base_mm, px_per_chip=fit.px_per_chip)
+
+    def _fit(self, image: Image, box: Box) -> StackFit | None:
+        """The stack's base and count: from the box, then (with `refine`) from the silhouette's edges near it."""
+        if self.camera is None:
+            return None
+        fit = fit_stack(self.camera, box, diameter_mm=self.chipset.diameter_mm, thickness_mm=self.chipset.thickness_mm,
+                        max_count=self.max_count, box_sigma_px=self.box_sigma_px, alternatives=self.alternatives)
+        if not self.refine:
+            return fit
+        silhouette = refine_silhouette(image, self.camera, fit, radius_mm=self.chipset.diameter_mm / 2.0,
+                                       thickness_mm=self.chipset.thickness_mm)
+        if silhouette is None:
+            logger.debug("chip box %s: too few edges for its silhouette, the box's count stands", box)
+            if self.box_sigma_px < DETECTOR_BOX_SIGMA_PX:
+                return fit
+            # Unconfirmed by edges, a detector's box is taken as off by its full measured spread (with
+            # DETECTOR_BOX_SIGMA_PX, 0.8+ counts of these boxes were right 2 times in 3).
+            return fit_stack(self.camera, box, diameter_mm=self.chipset.diameter_mm,
+                             thickness_mm=self.chipset.thickness_mm, max_count=self.max_count,
+                             box_sigma_px=max(self.box_sigma_px, UNCONFIRMED_BOX_SIGMA_PX),
+                             alternatives=self.alternatives)
+        # A mask's box is off by rounding, independently of the edges: its evidence adds to theirs. A detector's box
+        # is read off the same edges and is off by more than its sigma says (measured: with it, counts of 0.8+
+        # confidence were right less often), so the edges alone count.
+        box_evidence = fit.log_likelihood if self.box_sigma_px < DETECTOR_BOX_SIGMA_PX else ()
+        return count_from_silhouette(self.camera, silhouette, thickness_mm=self.chipset.thickness_mm,
+                                     max_count=self.max_count, alternatives=self.alternatives, box=box_evidence)
 
     def _match(self, image: Image, discs: list[FloatArray], *, sure: float) -> ColourMatch | None:
         """The best colour match over the candidate top discs (the first one alone when its match is `sure`)."""
@@ -144,8 +174,13 @@ class ChipRecogniser:
         """3x3: pixels <- the top disc's own frame (mm, origin at the disc's centre)."""
         if self.camera is None:
             raise ValueError("expected a camera model to place the top disc, got none")
-        plane = self.camera.plane_to_image(fit.count * self.chipset.thickness_mm)
-        shift = np.array([[1.0, 0.0, fit.base_mm[0]], [0.0, 1.0, fit.base_mm[1]], [0.0, 0.0, 1.0]])
+        z = fit.count * self.chipset.thickness_mm
+        plane = self.camera.plane_to_image(z)
+        centre = fit.base_mm
+        if fit.top_px is not None:  # seen in the image: the stack's lean too
+            seen = self.camera.to_plane(np.array([fit.top_px]), z=z)[0]
+            centre = (float(seen[0]), float(seen[1]))
+        shift = np.array([[1.0, 0.0, centre[0]], [0.0, 1.0, centre[1]], [0.0, 0.0, 1.0]])
         result: FloatArray = plane @ shift
         return result
 

@@ -193,6 +193,9 @@ class StackFit:
     count_confidence: float
     px_per_chip: float  # how much the box grows per chip at this place: the count's resolution
     residual_px: float  # mean box-side error of the best count
+    # log p(evidence | count) for counts 1..max_count (up to a constant): to combine with other evidence
+    log_likelihood: tuple[float, ...] = ()
+    top_px: tuple[float, float] | None = None  # the top disc's centre in the image, where it was seen (a lean too)
 
 
 _BOX_DIRECTIONS = np.array([[-1.0, 0.0], [0.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
@@ -276,7 +279,8 @@ def fit_stack(camera: TableCamera, box: Box, *, diameter_mm: float, thickness_mm
     main = fits[0]
     return StackFit(base_mm=(float(main.centres[best, 0]), float(main.centres[best, 1])), count=best + 1,
                     count_confidence=float(np.clip(posterior[best], 0.0, 1.0)),
-                    px_per_chip=float(main.px_per_chip[best]), residual_px=float(main.residual_px[best]))
+                    px_per_chip=float(main.px_per_chip[best]), residual_px=float(main.residual_px[best]),
+                    log_likelihood=tuple(float(v) for v in marginal))
 
 
 @dataclass(frozen=True, slots=True)
