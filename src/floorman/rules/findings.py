@@ -32,7 +32,7 @@ class CheckerSettings(BaseModel):
     ledger_min_confidence: float = Field(
         default=0.8, ge=0, le=1, description="A zone_chips reading less sure than this (the camera could not count "
         "the stacks) moves the ledger's baseline but accuses no one (D2, D3). Stack counts the chip recogniser "
-        "gives 0.8-1.0 were 96 % exact on fresh renders, 0.5-0.8 about 72 % (benchmarks/chips.py).")
+        "gives 0.8-1.0 were 93-95 % exact on fresh renders, 0.5-0.8 about 72-77 % (benchmarks/chips.py).")
     hole_hidden_min_s: float = Field(default=4.0, gt=0,
                                      description="Seconds live hole cards may be off the table (E7).")
     award_window_s: float = Field(default=4.0, gt=0,
