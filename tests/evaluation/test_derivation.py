@@ -94,3 +94,4 @@ def test_vision_on_the_video_is_scored_like_the_truth_frames(tmp_path: Path) -> 
     assert seen.frames == truth.frames == 90 and seen.name == "tiny"
     assert set(truth.events) <= set(seen.events)  # every truth event type is scored for vision too
     assert sum(s.derived for s in seen.events.values()) > 0  # the detector saw the table's stacks
+    assert main([str(folder), "--vision", "cam.yaml", "--model", str(tmp_path / "none.onnx")]) == 2

@@ -22,6 +22,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(e.g. tap,shuffle), besides the clock and keypad feeds")
     parser.add_argument("--tolerance", type=float, default=1.0, help="seconds within which events match")
     parser.add_argument("--events", action="store_true", help="print the per-type event scores of each scenario")
+    parser.add_argument("--model", type=Path, help="with --vision: the ONNX detector (default: the shipped INT8)")
     parser.add_argument("--vision", metavar="CALIB", help="derive from the edge's vision on each folder's video.mp4, "
                         "calibrated by DIR/CALIB (made by `floorman calibrate DIR/calibration.png`), instead of "
                         "from the truth frames")
@@ -32,7 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         for folder in args.folders:
             calibration = None if args.vision is None else folder / args.vision
-            score = evaluate_scenario(folder, oracle=oracle, tolerance_s=args.tolerance, calibration=calibration)
+            score = evaluate_scenario(folder, oracle=oracle, tolerance_s=args.tolerance, calibration=calibration,
+                                      model=args.model)
             scores.append(score)
             sys.stdout.write("\n".join(scenario_lines(score, events=args.events)) + "\n")
     except FloormanError as exc:

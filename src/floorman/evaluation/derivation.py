@@ -48,12 +48,12 @@ def derive_events(frames: Iterable[FrameTruth | TableState], *, layout: TableLay
     return renumber(events)
 
 
-def vision_states(folder: Path, *, layout_name: str, calibration: Path,
+def vision_states(folder: Path, *, layout_name: str, calibration: Path, model: Path | None = None,
                   camera_id: str = "sim") -> Iterator[TableState]:
     """The edge's vision (`build_state_builder`: gated detector, recognisers, tracker) on each frame of the
     folder's video.mp4, with the calibration file given (`floorman calibrate DIR/calibration.png`)."""
     video = folder / "video.mp4"
-    builder = build_state_builder(PerceptionConfig(camera_id=camera_id, calibration=calibration),
+    builder = build_state_builder(PerceptionConfig(camera_id=camera_id, calibration=calibration, model=model),
                                   layout=load_layout(layout_name))
     capture = cv2.VideoCapture(str(video))
     if not capture.isOpened():
@@ -168,9 +168,11 @@ class ScenarioScore:
 
 
 def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracle: Sequence[str] = (),
-                      tolerance_s: float = 1.0, calibration: Path | None = None) -> ScenarioScore:
+                      tolerance_s: float = 1.0, calibration: Path | None = None,
+                      model: Path | None = None) -> ScenarioScore:
     """Derive the events of a rendered scenario folder (frames.jsonl, truth.jsonl, scenario.yaml) and score them.
-    With a `calibration`, the table states come from the edge's vision on video.mp4 instead of frames.jsonl."""
+    With a `calibration`, the table states come from the edge's vision (detector `model`, default the shipped
+    INT8 one) on video.mp4 instead of frames.jsonl."""
     loaded = load_scenario(folder / "scenario.yaml")
     frames = read_frames(folder / FRAMES_FILE)
     records = read_truth(folder / TRUTH_FILE)
@@ -179,7 +181,7 @@ def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracl
     table_id = truth[0].table_id if truth else "sim"
     source: Iterable[FrameTruth | TableState] = frames
     if calibration is not None:
-        source = vision_states(folder, layout_name=loaded.spec.layout, calibration=calibration)
+        source = vision_states(folder, layout_name=loaded.spec.layout, calibration=calibration, model=model)
     derived = derive_events(source, layout=loaded.layout, table_id=table_id, config=config)
     stream = with_feeds(derived, truth, kinds=(*FEEDS, *oracle))
     rulebook = load_rulebook(loaded.spec.rulebook)
