@@ -66,7 +66,7 @@ def main() -> int:
     config = TrainConfig(data=render, levels=(320, 960), imgsz=320, model=args.model, epochs=300,
                          time_hours=args.hours, batch=args.batch, device=args.device, loader_workers=min(workers, 16),
                          prep_workers=workers, runs_dir=args.work, name=args.name, resume=False, cache=True,
-                         warmup_epochs=1.0, close_mosaic=0)
+                         warmup_epochs=1.0, close_mosaic=0, balance=0.5, coarse_repeat=3)
     with step(log, f"cut and train ({args.hours} h box)"):
         best = train_detector(config)
     from floorman.models.export import ExportConfig, calibration_images, export_detector
