@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/cards.py templates [--out src/floorman/vision/data/card_index_templates.npz]
     .venv/bin/python benchmarks/cards.py measure --data DIR [DIR ...] [--limit N] [--true-corners] [--classical]
+        [--detector detector_int8.onnx]
 
 `templates` renders the corner index of all 52 cards of every simulator deck design at several scales (exact,
 with small outline jitter as a detector's outline would have, and with camera faults: blur, motion blur,
@@ -12,7 +13,9 @@ wide in datasets written by `floorman datasets render` (use seeds never used for
 classifier trains on seeds 7100/7200), on its box jittered and expanded by 10 %, and prints accuracy overall,
 by card width and by covered share, the share left unread (None), the accuracy of what was read, and
 milliseconds per card. With --true-corners it gives the true outline instead of the box (the reading alone,
-as with a keypoint detector); with --classical it runs the index matcher alone (no classifier).
+as with a keypoint detector); with --classical it runs the index matcher alone (no classifier); with --detector
+each card is read from the detector's card_face box best overlapping it (IoU >= 0.5), end to end: a card the
+detector misses counts as unread.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import numpy as np
 
 from floorman.core.cards import Card, full_deck
 from floorman.datasets.textures import N_DECK_DESIGNS, card_face
-from floorman.vision.cards import recognise_card, rectify
+from floorman.vision.cards import CardReading, recognise_card, rectify
 from floorman.vision.cards_index import (
     RANK_CODES,
     SUIT_CODES,
@@ -39,6 +42,8 @@ from floorman.vision.cards_index import (
     fit_linear,
     index_features,
 )
+from floorman.vision.detections import Detections
+from floorman.vision.detector import OnnxDetector, OnnxDetectorConfig
 
 SCALES_PPM = (0.9, 1.2, 1.6, 2.2, 3.0, 4.0)
 JITTER_FRACTION = 0.015
@@ -47,6 +52,7 @@ RANK_SUITS = ("S", "H")  # rank glyphs do not depend on the suit: templates from
 SUIT_RANKS = ("2", "5", "10", "K")  # the index pip does not depend on the rank: templates from a few
 MIN_VISIBLE = 0.7
 MIN_WIDTH_PX = 40.0
+CARD_FACE = 0  # DetectorClass.CARD_FACE
 BUCKETS = (("< 60 px", 0.0, 60.0), ("60-120 px", 60.0, 120.0), ("> 120 px", 120.0, float("inf")))
 COVER_BUCKETS = (("0-10 % cov", 0.9, 1.01), ("10-30% cov", 0.0, 0.9))
 
@@ -166,25 +172,47 @@ def _card_width(obj: dict[str, object]) -> float:
     return float(min(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1])))
 
 
+def detected_box(detections: Detections, truth_box: np.ndarray) -> np.ndarray | None:
+    """The card_face detection best overlapping the card's true box (IoU >= 0.5), else None (a missed card)."""
+    faces = detections[detections.class_id == CARD_FACE]
+    if len(faces) == 0:
+        return None
+    x1 = np.maximum(faces.xyxy[:, 0], truth_box[0])
+    y1 = np.maximum(faces.xyxy[:, 1], truth_box[1])
+    x2 = np.minimum(faces.xyxy[:, 2], truth_box[2])
+    y2 = np.minimum(faces.xyxy[:, 3], truth_box[3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    areas = (faces.xyxy[:, 2] - faces.xyxy[:, 0]) * (faces.xyxy[:, 3] - faces.xyxy[:, 1])
+    iou = inter / (areas + (truth_box[2] - truth_box[0]) * (truth_box[3] - truth_box[1]) - inter)
+    best = int(iou.argmax())
+    return faces.xyxy[best].astype(np.float64) if iou[best] >= 0.5 else None
+
+
 def measure(data: list[Path], *, limit: int | None, seed: int, true_corners: bool,
-            classical: bool = False) -> dict[str, Tally]:
+            classical: bool = False, detector: OnnxDetector | None = None) -> dict[str, Tally]:
     """Tallies overall, per width bucket and per covered share; with `true_corners` the recogniser gets the
     card's true outline instead of its box (the reading alone, as with a keypoint detector); with `classical`
-    the index matcher reads alone."""
+    the index matcher reads alone; with a `detector` the box is its card_face detection (end to end: a card the
+    detector misses counts as unread)."""
     rng = np.random.default_rng(seed)
     tallies = {name: Tally() for name, _, _ in (("all", 0, 0), *BUCKETS, *COVER_BUCKETS)}
     images: dict[Path, np.ndarray] = {}
+    found: Detections | None = None
     cards = [(p, o) for d in data for p, o in _cards(d) if _card_width(o) >= MIN_WIDTH_PX][:limit]
     for path, obj in cards:
         if path not in images:
             images = {path: cv2.imread(str(path), cv2.IMREAD_COLOR)}
+            found = None if detector is None else detector.detect(images[path])
         x0, y0, x1, y1 = np.asarray(obj["box"], dtype=np.float64)
         w, h = x1 - x0, y1 - y0
         noise = rng.normal(0.0, 0.03, size=4) * np.array([w, h, w, h])
-        box = np.array([x0 - 0.05 * w, y0 - 0.05 * h, x1 + 0.05 * w, y1 + 0.05 * h]) + noise
+        box: np.ndarray | None = np.array([x0 - 0.05 * w, y0 - 0.05 * h, x1 + 0.05 * w, y1 + 0.05 * h]) + noise
+        if found is not None:
+            box = detected_box(found, np.array([x0, y0, x1, y1]))
         start = time.perf_counter()
         where = {"corners": obj["corners_px"]} if true_corners else {"box": box}
-        reading = recognise_card(images[path], use_classifier=not classical, **where)
+        reading = (recognise_card(images[path], use_classifier=not classical, **where) if box is not None
+                   else CardReading(card=None, confidence=0.0, corners_px=None, source="missed by the detector"))
         elapsed = time.perf_counter() - start
         width, visible = _card_width(obj), float(str(obj["visible_fraction"]))
         names = [n for n, lo, hi in (("all", 0.0, float("inf")), *BUCKETS) if lo <= width < hi]
@@ -214,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--limit", type=int, default=None)
     run.add_argument("--seed", type=int, default=5)
     run.add_argument("--show-misses", action="store_true")
+    run.add_argument("--detector", type=Path, help="ONNX detector: read each card from its detection (end to end)")
     args = parser.parse_args(argv)
     if args.command == "templates":
         templates = build_templates(np.random.default_rng(20261129))
@@ -221,8 +250,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(f"{templates.rank.shape[0]} rank and {templates.suit.shape[0]} suit templates "
                          f"-> {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)\n")
         return 0
+    detector = None if args.detector is None else OnnxDetector(OnnxDetectorConfig(model=args.detector))
     tallies = measure(args.data, limit=args.limit, seed=args.seed, true_corners=args.true_corners,
-                      classical=args.classical)
+                      classical=args.classical, detector=detector)
     sys.stdout.write("| width      | cards | accuracy | unread | precision | ms/card |\n")
     sys.stdout.write("|------------|-------|----------|--------|-----------|---------|\n")
     for name, tally in tallies.items():
