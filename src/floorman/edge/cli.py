@@ -11,6 +11,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Protocol
 
 from floorman.core.errors import ConfigError
 from floorman.edge.agent import EdgeConfig, build_agent
@@ -94,16 +95,30 @@ def terminate_sets(stopping: threading.Event) -> Iterator[None]:
             signal.signal(signal.SIGTERM, previous)
 
 
+class Service(Protocol):
+    def start(self) -> object: ...
+
+    def stop(self) -> None: ...
+
+
+@contextlib.contextmanager
+def serving(service: Service, stopping: threading.Event, *, field: str) -> Iterator[None]:
+    """Inside: `service` started (a bind error is a ConfigError on `field`), SIGTERM sets `stopping`; stopped
+    on the way out, whatever happens."""
+    with terminate_sets(stopping), contextlib.ExitStack() as cleanup:
+        cleanup.callback(service.stop)
+        try:
+            service.start()
+        except OSError as exc:
+            raise ConfigError(str(exc), field=field) from None
+        yield
+
+
 def run_broker(args: argparse.Namespace, *, stop: threading.Event | None = None) -> int:
     """Run the broker until interrupted, terminated (SIGTERM) or until `stop` is set."""
     stopping = stop or threading.Event()
     broker = Broker(args.frontend, args.backend, security=broker_security(args))
-    with terminate_sets(stopping), contextlib.ExitStack() as cleanup:
-        cleanup.callback(broker.stop)
-        try:
-            broker.start()
-        except OSError as exc:
-            raise ConfigError(str(exc), field="--frontend/--backend") from None
+    with serving(broker, stopping, field="--frontend/--backend"):
         sys.stdout.write(f"broker: edges -> {broker.frontend_endpoint}, consumers <- {broker.backend_endpoint}"
                          f"{' (CURVE)' if broker.security else ''}\n")
         sys.stdout.flush()
@@ -200,12 +215,7 @@ def run_edge(args: argparse.Namespace, *, stop: threading.Event | None = None) -
     """Run the edge agent until interrupted, terminated, `stop` is set or a file source is done."""
     stopping = stop or threading.Event()
     agent = build_agent(edge_config(args), security=edge_security(args))
-    with terminate_sets(stopping), contextlib.ExitStack() as cleanup:
-        cleanup.callback(agent.stop)
-        try:
-            agent.start()
-        except OSError as exc:
-            raise ConfigError(str(exc), field="--replay-bind") from None
+    with serving(agent, stopping, field="--replay-bind"):
         sys.stdout.write(f"edge {args.table}/{args.camera}: {args.source} -> {args.connect}; replays and evidence "
                          f"on {agent.publisher.advertised}\n")
         sys.stdout.flush()
