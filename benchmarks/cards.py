@@ -43,7 +43,7 @@ from floorman.vision.cards_index import (
     index_features,
 )
 from floorman.vision.detections import Detections
-from floorman.vision.detector import OnnxDetector, OnnxDetectorConfig
+from floorman.vision.detector import OnnxDetector, OnnxDetectorConfig, box_iou
 
 SCALES_PPM = (0.9, 1.2, 1.6, 2.2, 3.0, 4.0)
 JITTER_FRACTION = 0.015
@@ -177,13 +177,7 @@ def detected_box(detections: Detections, truth_box: np.ndarray) -> np.ndarray | 
     faces = detections[detections.class_id == CARD_FACE]
     if len(faces) == 0:
         return None
-    x1 = np.maximum(faces.xyxy[:, 0], truth_box[0])
-    y1 = np.maximum(faces.xyxy[:, 1], truth_box[1])
-    x2 = np.minimum(faces.xyxy[:, 2], truth_box[2])
-    y2 = np.minimum(faces.xyxy[:, 3], truth_box[3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    areas = (faces.xyxy[:, 2] - faces.xyxy[:, 0]) * (faces.xyxy[:, 3] - faces.xyxy[:, 1])
-    iou = inter / (areas + (truth_box[2] - truth_box[0]) * (truth_box[3] - truth_box[1]) - inter)
+    iou, _ = box_iou(truth_box.astype(np.float32), faces.xyxy)
     best = int(iou.argmax())
     return faces.xyxy[best].astype(np.float64) if iou[best] >= 0.5 else None
 
