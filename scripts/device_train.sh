@@ -43,9 +43,21 @@ PY
 fi
 export PYTHONPATH="$SITE:$PWD/src:$PWD" PYTHONUNBUFFERED=1 YOLO_OFFLINE=1 YOLO_CONFIG_DIR="$PWD/.yolo-device"
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null || true
+# A copy of the newest checkpoint every 20 s: if the call is cut at its limit, $OUT still brings one back.
+( while sleep 20; do
+    for last in runs/device/*/weights/last.pt; do
+      # only a file left alone for 3 s (Ultralytics writes it whole, but not atomically)
+      if [ -f "$last" ] && [ $(( $(date +%s) - $(stat -c %Y "$last") )) -ge 3 ]; then
+        cp -f "$last" "$OUT/periodic.tmp" && mv -f "$OUT/periodic.tmp" "$OUT/last_periodic.pt"
+      fi
+    done
+  done ) >/dev/null 2>&1 &
+copier=$!
 set +e
 "$PY" scripts/device_train.py --out "$OUT" "$@" > "$OUT/train_log.txt" 2>&1
 status=$?
 set -e
+pkill -P "$copier" 2>/dev/null || true
+kill "$copier" 2>/dev/null || true
 tr '\r' '\n' < "$OUT/train_log.txt" | grep -v "it/s\|━" | tail -n 60
 exit $status

@@ -116,6 +116,8 @@ def prepare_data(config: TrainConfig) -> Path:
 
 
 def train_arguments(config: TrainConfig, *, data_yaml: Path) -> dict[str, Any]:
+    """Ultralytics' train() keywords. On an accelerator mixed precision is bf16: Ultralytics' fp16 self-check
+    downloads yolo26n.pt (offline it waits on the network), and bf16 needs neither that check nor a grad scaler."""
     device = resolve_device(config.device)
     arguments: dict[str, Any] = {
         "data": str(data_yaml), "imgsz": config.imgsz, "epochs": config.epochs, "batch": config.batch,
@@ -123,8 +125,8 @@ def train_arguments(config: TrainConfig, *, data_yaml: Path) -> dict[str, Any]:
         "name": config.name, "exist_ok": True, "seed": config.seed, "deterministic": False,
         "patience": config.patience, "close_mosaic": config.close_mosaic,
         "warmup_epochs": config.warmup_epochs, "mosaic": config.mosaic, "pretrained": False,
-        "amp": device != "cpu", "plots": False, "cache": "ram" if config.cache else False, "flipud": 0.5,
-        "verbose": False, "optimizer": config.optimizer,
+        "amp": "bf16" if device != "cpu" else False, "plots": False,
+        "cache": "ram" if config.cache else False, "flipud": 0.5, "verbose": False, "optimizer": config.optimizer,
     }
     if config.lr0 is not None:
         arguments["lr0"] = config.lr0
