@@ -162,6 +162,23 @@ def test_each_level_keeps_the_box_sizes_it_sees_best(tmp_path: Path) -> None:
     assert len(found) == 1 and float(found.xyxy[0, 2] - found.xyxy[0, 0]) > 40  # 16 px at 64 = 48 frame px
 
 
+def test_boxes_cut_by_an_inner_window_edge_at_a_fine_level_are_dropped_except_hands(tmp_path: Path) -> None:
+    # Each window finds a chip and a hand touching its right edge (x 48..64 of 64). Without overlap, 384x256 is
+    # 6 x 4 windows; only the last column's right edge is the frame's edge, so the other 20 boxes of each class
+    # are cut. The coarse level is silenced (coarse_min_px) to look at the fine level alone.
+    rows = [(56, 16, 16, 16, 2, 0.8), (56, 48, 16, 16, 4, 0.8)]
+    model = constant_model(tmp_path / "t.onnx", yolo_output(rows), imgsz=64, levels=(64, 384))
+    frame = np.zeros((128, 192, 3), dtype=np.uint8)
+    config = OnnxDetectorConfig(model=model, overlap=0.0, coarse_min_px=1000.0)
+    found = OnnxDetector(config).detect(frame)
+    assert int((found.class_id == 2).sum()) == 4 and int((found.class_id == 4).sum()) == 24
+    assert (found.xyxy[found.class_id == 2, 2] == 192).all()  # the chips kept end at the frame's edge
+    both = OnnxDetector(config.model_copy(update={"merge_cut_classes": ("hand", "chip")})).detect(frame)
+    assert int((both.class_id == 2).sum()) == 24
+    single = OnnxDetector(config.model_copy(update={"levels": (384,)})).detect(frame)
+    assert int((single.class_id == 2).sum()) == 24  # one level: nothing coarser to see the whole object
+
+
 def test_detector_modules_import_neither_torch_nor_ultralytics() -> None:
     code = ("import sys, floorman.vision.detector, floorman.vision.detect_cli, floorman.vision.detections; "
             "bad = [m for m in ('torch', 'ultralytics', 'floorman.models', 'floorman.datasets') if m in sys.modules]; "
