@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from floorman.core.events import BlindsLevel, ButtonMoved, EventBase, Tap, ZoneCards
 from floorman.core.layout import TableLayout
+from floorman.core.table_state import TableState
 from floorman.datasets.scenario_render import run_scenario
 from floorman.datasets.truth import FrameTruth, ObjectRecord
+from floorman.evaluation import derivation
 from floorman.evaluation.__main__ import main
 from floorman.evaluation.derivation import compare_events, derive_events, evaluate_scenario, with_feeds
 from tests.datasets.test_scenario_render import TINY
@@ -78,7 +81,8 @@ def test_the_command_prints_each_scenario_and_the_totals(scenario: Path, capsys:
 
 
 @pytest.mark.slow
-def test_vision_on_the_video_is_scored_like_the_truth_frames(tmp_path: Path) -> None:
+def test_vision_on_the_video_is_scored_like_the_truth_frames(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     import cv2
 
     from floorman.vision.calibration import calibrate_from_markers
@@ -95,3 +99,13 @@ def test_vision_on_the_video_is_scored_like_the_truth_frames(tmp_path: Path) -> 
     assert set(truth.events) <= set(seen.events)  # every truth event type is scored for vision too
     assert sum(s.derived for s in seen.events.values()) > 0  # the detector saw the table's stacks
     assert main([str(folder), "--vision", "cam.yaml", "--model", str(tmp_path / "none.onnx")]) == 2
+    stored = evaluate_scenario(folder, calibration=folder / "cam.yaml", states="vision.jsonl")
+    assert stored.events == seen.events and (folder / "vision.jsonl").is_file()
+
+    def no_vision(*_args: object, **_kwargs: object) -> Iterator[TableState]:
+        raise AssertionError("the stored states should have been read")
+        yield TableState(frame=0, t=0.0)
+
+    monkeypatch.setattr(derivation, "vision_states", no_vision)
+    again = evaluate_scenario(folder, calibration=folder / "cam.yaml", states="vision.jsonl")
+    assert again.events == seen.events and again.alerts == seen.alerts

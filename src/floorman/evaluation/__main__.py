@@ -26,7 +26,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--vision", metavar="CALIB", help="derive from the edge's vision on each folder's video.mp4, "
                         "calibrated by DIR/CALIB (made by `floorman calibrate DIR/calibration.png`), instead of "
                         "from the truth frames")
+    parser.add_argument("--states", metavar="NAME", help="with --vision: keep the vision's table states in DIR/NAME "
+                        "and read them back on the next run made from the same video, detector and calibration "
+                        "(re-scores the derivation in seconds; delete the files after changing the vision code)")
     args = parser.parse_args(argv)
+    if args.states is not None and args.vision is None:
+        parser.error("--states needs --vision")
     logging.basicConfig(level=logging.WARNING)
     oracle = tuple(t for t in args.oracle.split(",") if t)
     scores = []
@@ -34,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for folder in args.folders:
             calibration = None if args.vision is None else folder / args.vision
             score = evaluate_scenario(folder, oracle=oracle, tolerance_s=args.tolerance, calibration=calibration,
-                                      model=args.model)
+                                      model=args.model, states=args.states)
             scores.append(score)
             sys.stdout.write("\n".join(scenario_lines(score, events=args.events)) + "\n")
     except FloormanError as exc:

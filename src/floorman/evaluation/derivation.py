@@ -28,8 +28,9 @@ from floorman.core.layout import TableLayout
 from floorman.core.table_state import TableState
 from floorman.datasets.scenario import FPS, load_scenario
 from floorman.datasets.truth import FRAMES_FILE, TRUTH_FILE, FrameTruth, read_frames, read_truth
-from floorman.edge.agent import PerceptionConfig, build_state_builder, load_layout
+from floorman.edge.agent import DEFAULT_MODEL, PerceptionConfig, build_state_builder, load_layout
 from floorman.edge.derive import DeriveConfig, EventDeriver
+from floorman.evaluation.states import cached_states, header_for
 from floorman.rules.rulebook import load_rulebook
 from floorman.rules.truth_check import TruthReport, replay, score
 
@@ -169,10 +170,11 @@ class ScenarioScore:
 
 def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracle: Sequence[str] = (),
                       tolerance_s: float = 1.0, calibration: Path | None = None,
-                      model: Path | None = None) -> ScenarioScore:
+                      model: Path | None = None, states: str | None = None) -> ScenarioScore:
     """Derive the events of a rendered scenario folder (frames.jsonl, truth.jsonl, scenario.yaml) and score them.
     With a `calibration`, the table states come from the edge's vision (detector `model`, default the shipped
-    INT8 one) on video.mp4 instead of frames.jsonl."""
+    INT8 one) on video.mp4 instead of frames.jsonl; with `states` too, they are kept in (and, when made from the
+    same video, detector and calibration, read back from) the file of that name in the folder."""
     loaded = load_scenario(folder / "scenario.yaml")
     frames = read_frames(folder / FRAMES_FILE)
     records = read_truth(folder / TRUTH_FILE)
@@ -182,6 +184,9 @@ def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracl
     source: Iterable[FrameTruth | TableState] = frames
     if calibration is not None:
         source = vision_states(folder, layout_name=loaded.spec.layout, calibration=calibration, model=model)
+        if states is not None:
+            header = header_for(folder / "video.mp4", model=model or DEFAULT_MODEL, calibration=calibration)
+            source = cached_states(folder / states, header=header, make=source)
     derived = derive_events(source, layout=loaded.layout, table_id=table_id, config=config)
     stream = with_feeds(derived, truth, kinds=(*FEEDS, *oracle))
     rulebook = load_rulebook(loaded.spec.rulebook)

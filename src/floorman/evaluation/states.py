@@ -1,0 +1,119 @@
+"""A file of the edge's table states for one scenario video, so that the derivation can be re-scored without
+running the vision again (`python -m floorman.evaluation --vision C --states NAME`).
+
+JSON lines: the first line is a header naming what the states were made from (the video's size and
+modification time, the detector's and the calibration's SHA-256), each further line one `TableState`. A file
+whose header does not match the inputs of the run at hand is not read: the states are made again and the file
+replaced (written beside it first, then renamed, so an interrupted run never leaves half a file). The vision
+code itself is not in the header: after changing it, delete the files (or use another NAME).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from floorman.core.errors import ConfigError
+from floorman.core.table_state import SeenButton, SeenCard, SeenChips, SeenHand, TableState
+
+logger = logging.getLogger(__name__)
+
+FORMAT = "floorman-table-states/1"
+
+
+class StatesHeader(BaseModel):
+    """What a states file was made from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    format: str = FORMAT
+    video: str
+    video_bytes: int
+    video_mtime_ns: int
+    model_sha256: str
+    calibration_sha256: str
+
+
+def digest(path: Path) -> str:
+    sha = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            sha.update(block)
+    return sha.hexdigest()
+
+
+def header_for(video: Path, *, model: Path, calibration: Path) -> StatesHeader:
+    stat = video.stat()
+    return StatesHeader(video=video.name, video_bytes=stat.st_size, video_mtime_ns=stat.st_mtime_ns,
+                        model_sha256=digest(model), calibration_sha256=digest(calibration))
+
+
+def _tuple(value: Any) -> Any:
+    return tuple(_tuple(v) for v in value) if isinstance(value, list) else value
+
+
+def _seen(kind: type[Any], data: dict[str, Any]) -> Any:
+    return kind(**{key: _tuple(value) for key, value in data.items()})
+
+
+def state_from_dict(data: dict[str, Any]) -> TableState:
+    """The `TableState` of one line (the inverse of `dataclasses.asdict`)."""
+    button = data.get("button")
+    return TableState(
+        frame=int(data["frame"]), t=float(data["t"]), camera_id=str(data.get("camera_id", "sim")),
+        cards=tuple(_seen(SeenCard, c) for c in data.get("cards", ())),
+        chips=tuple(_seen(SeenChips, c) for c in data.get("chips", ())),
+        hands=tuple(_seen(SeenHand, h) for h in data.get("hands", ())),
+        button=None if button is None else _seen(SeenButton, button),
+        size=_tuple(data.get("size")), extra=dict(data.get("extra", {})))
+
+
+def read_states(path: Path, *, expected: StatesHeader) -> list[TableState] | None:
+    """The states stored in `path`, or None when it is missing or was made from other inputs."""
+    if not path.is_file():
+        return None
+    with path.open(encoding="utf-8") as f:
+        first = f.readline()
+        try:
+            header = StatesHeader.model_validate_json(first)
+        except ValueError:
+            logger.warning("%s: not a states file (bad header); making the states again", path)
+            return None
+        if header != expected:
+            logger.info("%s was made from other inputs; making the states again", path)
+            return None
+        states = []
+        for number, line in enumerate(f, start=2):
+            try:
+                states.append(state_from_dict(json.loads(line)))
+            except (ValueError, KeyError, TypeError) as exc:
+                raise ConfigError(f"{path}, line {number}: expected a table state, got {line[:80]!r} ({exc})",
+                                  field="states") from None
+    return states
+
+
+def cached_states(path: Path, *, header: StatesHeader, make: Iterable[TableState]) -> Iterator[TableState]:
+    """The stored states when `path` matches `header`; else those of `make`, stored as they go by."""
+    stored = read_states(path, expected=header)
+    if stored is not None:
+        logger.info("%s: %d stored table states", path, len(stored))
+        yield from stored
+        return
+    partial = path.with_name(f".{path.name}.{os.getpid()}.part")
+    try:
+        with partial.open("w", encoding="utf-8") as f:
+            f.write(header.model_dump_json() + "\n")
+            for state in make:
+                f.write(json.dumps(asdict(state), separators=(",", ":")) + "\n")
+                yield state
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from floorman.core.errors import ConfigError
+from floorman.core.table_state import SeenButton, SeenCard, SeenChips, SeenHand, TableState
+from floorman.evaluation.states import StatesHeader, cached_states, header_for, read_states
+
+
+def states() -> list[TableState]:
+    chips = SeenChips(box=(1.0, 2.0, 3.0, 4.0), confidence=0.9, position_mm=(10.5, -3.0), zone="stack_2",
+                      denominations=(100, 100, 500), denomination_confidence=0.8, count_confidence=0.7,
+                      visible_fraction=0.5, track_id=4)
+    card = SeenCard(face_up=True, box=(5.0, 6.0, 7.0, 8.0), confidence=0.95, zone="board", identity="10H",
+                    identity_confidence=0.99)
+    hand = SeenHand(box=(0.0, 0.0, 9.0, 9.0), confidence=0.6, position_mm=(1.0, 2.0), zone="bet_2", seat=2)
+    return [TableState(frame=0, t=0.0, chips=(chips,), size=(1280, 720)),
+            TableState(frame=1, t=1 / 30, cards=(card,), hands=(hand,), button=SeenButton(box=(1, 1, 2, 2),
+                       confidence=0.5, seat=3), extra={"detect_ms": 12.5})]
+
+
+def header(tmp_path: Path, *, model: bytes = b"model") -> StatesHeader:
+    if not (tmp_path / "video.mp4").is_file():
+        (tmp_path / "video.mp4").write_bytes(b"video")
+        (tmp_path / "cam.yaml").write_text("camera", encoding="utf-8")
+    if not (tmp_path / "m.onnx").is_file() or (tmp_path / "m.onnx").read_bytes() != model:
+        (tmp_path / "m.onnx").write_bytes(model)
+    return header_for(tmp_path / "video.mp4", model=tmp_path / "m.onnx", calibration=tmp_path / "cam.yaml")
+
+
+def test_states_are_stored_as_they_go_by_and_read_back_equal(tmp_path: Path) -> None:
+    made = states()
+    first = list(cached_states(tmp_path / "s.jsonl", header=header(tmp_path), make=iter(made)))
+    assert first == made
+
+    def never() -> Iterator[TableState]:
+        raise AssertionError("the stored states should have been read")
+        yield TableState(frame=0, t=0.0)
+
+    again = list(cached_states(tmp_path / "s.jsonl", header=header(tmp_path), make=never()))
+    assert again == made  # tuples, nested dataclasses and None fields all come back as they were
+    assert not list(tmp_path.glob(".*part"))
+
+
+def test_states_made_from_another_detector_are_made_again(tmp_path: Path) -> None:
+    list(cached_states(tmp_path / "s.jsonl", header=header(tmp_path), make=iter(states())))
+    other = header(tmp_path, model=b"another model")
+    assert read_states(tmp_path / "s.jsonl", expected=other) is None
+    fresh = [TableState(frame=0, t=0.0)]
+    assert list(cached_states(tmp_path / "s.jsonl", header=other, make=iter(fresh))) == fresh
+    assert read_states(tmp_path / "s.jsonl", expected=other) == fresh
+
+
+def test_an_interrupted_run_keeps_the_stored_file(tmp_path: Path) -> None:
+    list(cached_states(tmp_path / "s.jsonl", header=header(tmp_path), make=iter(states())))
+    before = (tmp_path / "s.jsonl").read_bytes()
+
+    def broken() -> Iterator[TableState]:
+        yield TableState(frame=0, t=0.0)
+        raise RuntimeError("video ended badly")
+
+    with pytest.raises(RuntimeError, match="video ended badly"):
+        list(cached_states(tmp_path / "s.jsonl", header=header(tmp_path, model=b"new"), make=broken()))
+    assert (tmp_path / "s.jsonl").read_bytes() == before and not list(tmp_path.glob(".*part"))
+
+
+def test_a_damaged_line_is_named(tmp_path: Path) -> None:
+    list(cached_states(tmp_path / "s.jsonl", header=header(tmp_path), make=iter(states())))
+    with (tmp_path / "s.jsonl").open("a", encoding="utf-8") as f:
+        f.write('{"frame": "x"}\n')
+    with pytest.raises(ConfigError, match=r"s\.jsonl, line 4: expected a table state"):
+        read_states(tmp_path / "s.jsonl", expected=header(tmp_path))
