@@ -191,6 +191,20 @@ def test_chips_added_under_a_players_hand_came_from_below_the_rail(deriver: Even
     assert kinds(events).index("rail_crossing") < kinds(events).index("zone_chips")
 
 
+def test_a_rail_crossing_carries_how_sure_the_stack_readings_behind_it_were(deriver: EventDeriver) -> None:
+    # The same chips added under the player's hand, but the stack that grew was counted at 0.6 before the visit.
+    scene = Scene(chips={1: chips("stack_4", [500] * 4, track=1, count_confidence=0.6)})
+    run(deriver, scene.frames(5))
+    seated(scene, 4, track=54)
+    run(deriver, scene.frames(3))
+    scene.hands[54] = hand(centre("stack_4"), "stack_4", track=54)
+    scene.chips[1] = chips("stack_4", [500] * 4, track=1, count_confidence=0.95)
+    scene.chips[2] = chips("stack_4", [500, 500], track=2, dx=45, count_confidence=0.9)
+    events = run(deriver, scene.frames(10))
+    (crossing,) = of(events, "rail_crossing")
+    assert (crossing["direction"], crossing["value"], crossing["confidence"]) == ("in", 1000, 0.6)
+
+
 def test_the_dealer_resting_on_the_stub_shuffles_once_per_hand(deriver: EventDeriver) -> None:
     scene = Scene(cards={1: card("deck", track=1, count=52, at=centre("deck"))})
     scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)

@@ -87,6 +87,18 @@ def test_chips_from_outside_003_13_4_suggests_faute_lourde() -> None:
     assert alert.sanction is not None and "faute lourde" in alert.sanction.lower()
 
 
+def test_chips_over_the_rail_read_from_an_unsure_count_accuse_no_one() -> None:
+    checker, stream, start = table("ggc")
+    unsure = [e.model_copy(update={"confidence": 0.6}) if e.type == "rail_crossing" else e
+              for e in stream.rail(2, 500, direction="in")]
+    assert rules_of(run(checker, start, unsure), RuleId.CHIPS_FROM_OUTSIDE) == []
+    checker, stream, start = table("ggc")
+    sure = [e.model_copy(update={"confidence": 0.9}) if e.type == "rail_crossing" else e
+            for e in stream.rail(2, 500, direction="out")]
+    (alert,) = rules_of(run(checker, start, sure), RuleId.CHIPS_LEAVING_TABLE)
+    assert alert.seat == 2 and alert.confidence == 0.9
+
+
 def test_chips_from_outside_unexplained_stack_increase_is_flagged_with_less_confidence() -> None:
     checker, stream, start = table("ggc")
     stream.stacks[4] += 1000  # the stack grows, nothing seen coming over the rail

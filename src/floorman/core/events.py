@@ -113,6 +113,8 @@ class RailCrossing(EventBase):
     chips: tuple[ChipCount, ...] = Field(default=(), description="The chips that crossed, if chips.")
     value: int = Field(default=0, ge=0, description="Value of the chips that crossed.")
     position: tuple[float, float] = Field(description="Where it crossed, table mm.")
+    confidence: float = Field(default=1.0, ge=0, le=1, description="How sure the chips' value is: the least sure "
+                              "stack reading behind it (before and after the stack changed).")
 
 
 class ButtonMoved(EventBase):

@@ -44,6 +44,7 @@ class _Pickup:
     t: float
     value: int
     chips: ChipContent
+    sure: float = 1.0  # the least sure stack reading behind it
 
 
 @dataclass
@@ -92,6 +93,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
     def __init__(self, layout: TableLayout, *, config: DeriveConfig, out: Emitter, hands: HandDeriver) -> None:
         super().__init__(layout, config=config, out=out, hands=hands, kinds=_KINDS)
         self._sureness: dict[str, float] = {}  # per zone: how sure its latest reading is (values and counts)
+        self._committed_sure: dict[str, float] = {}  # per zone: how sure the reading it last committed was
         self._cover: dict[str, Settle[bool]] = {
             name: Settle(config.settle_frames, config.cover_min_s) for name in self.zones if name.startswith("stack_")}
         self._pickups: dict[int, _Pickup] = {}
@@ -216,11 +218,13 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         seat = zone_seat(zone)
         delta = _value(new) - _value(old)
         kind = zone.rpartition("_")[0] if seat is not None else zone
+        sure = min(self._committed_sure.get(zone, 1.0), self._sureness.get(zone, 1.0))
+        self._committed_sure[zone] = self._sureness.get(zone, 1.0)
         if seat is not None and kind == "stack" and not first and delta != 0:
             if delta < 0:
-                self._picked(seat, -delta, chips=_difference(old, new), since=change.since)
+                self._picked(seat, -delta, chips=_difference(old, new), since=change.since, sure=sure)
             else:
-                self._stack_grew(seat, _difference(new, old), delta)
+                self._stack_grew(seat, _difference(new, old), delta, sure=sure)
         elif seat is not None and kind == "hole" and delta > 0:
             self._picked(seat, -delta, chips=(), since=change.since)  # a card protector from the stack
         elif seat is not None and kind == "bet" and delta > 0 and self._is_push(seat):
@@ -238,13 +242,14 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         covered = cover is not None and bool(cover.committed)
         self._emit_zone(zone, new, visible=change.visible if covered else 1.0)
 
-    def _picked(self, seat: int, value: int, *, chips: ChipContent, since: float) -> None:
+    def _picked(self, seat: int, value: int, *, chips: ChipContent, since: float, sure: float = 1.0) -> None:
         """Chips left a seat's stack (value < 0: chips of the stack landed somewhere first)."""
         pickup = self._pickups.get(seat)
         if pickup is None:
-            self._pickups[seat] = _Pickup(seat=seat, t=since, value=value, chips=chips)
+            self._pickups[seat] = _Pickup(seat=seat, t=since, value=value, chips=chips, sure=sure)
             return
         pickup.value += value
+        pickup.sure = min(pickup.sure, sure)
         if value > 0:
             pickup.chips = _sum(pickup.chips, chips) if pickup.value > value else chips
             pickup.t = since if pickup.value == value else min(pickup.t, since)
@@ -288,7 +293,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         self.out.emit(ChipsPushed, seat=seat, trip=trip, chips=_chips(pending.chips), value=value,
                       t_start=min(pending.t_start, self.out.t), landed_zone=pending.landed)
 
-    def _stack_grew(self, seat: int, chips: ChipContent, delta: int) -> None:
+    def _stack_grew(self, seat: int, chips: ChipContent, delta: int, *, sure: float) -> None:
         pickup = self._pickups.get(seat)
         if pickup is not None and pickup.value > 0:  # chips put back
             pickup.value -= delta
@@ -296,7 +301,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
                 del self._pickups[seat]
             return
         if _take(self._returns, delta) > 0:
-            self._rail_in(seat, chips)
+            self._rail_in(seat, chips, sure=sure)
 
     def _pot_grew(self, chips: ChipContent, delta: int) -> None:
         left = _take(self._gathered, delta)
@@ -324,9 +329,10 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             del self._pickups[seat]
             where = hand.rail_position
             self.out.emit(RailCrossing, direction="out", seat=seat, objects="chips", chips=_chips(pickup.chips),
-                          value=pickup.value, position=(round(where[0], 1), round(where[1], 1)))
+                          value=pickup.value, position=(round(where[0], 1), round(where[1], 1)),
+                          confidence=round(pickup.sure, 3))
 
-    def _rail_in(self, seat: int, chips: ChipContent) -> bool:
+    def _rail_in(self, seat: int, chips: ChipContent, *, sure: float) -> bool:
         """A stack grew under its own player's hand with nothing on the table to explain it: chips from below."""
         for track in self.hands.current:
             hand = self.hands.live.get(track.id)
@@ -336,7 +342,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             position = (round(where[0], 1), round(where[1], 1))
             self.out.emit(HandZone, zone=RAIL, seat=seat, action="enter", holding="chips")
             self.out.emit(RailCrossing, direction="in", seat=seat, objects="chips", chips=_chips(chips),
-                          value=_value(chips), position=position)
+                          value=_value(chips), position=position, confidence=round(sure, 3))
             return True
         return False
 

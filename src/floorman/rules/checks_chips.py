@@ -85,19 +85,21 @@ def verify_rail_crossing(event: RailCrossing, view: View) -> Finding | None:
     """D2 / D3: chips crossed the rail at a seat, onto the table or off it."""
     if event.objects != "chips" or (event.value <= 0 and not event.chips):
         return None
+    if event.confidence < view.settings.ledger_min_confidence:
+        return None  # the stack's count was unsure: its change proves nothing
     refs = view.book.parameters.outside_chips_sanction.cite
     seat = event.seat
     who_fr = f"Siège {seat}" if seat is not None else "Un joueur"
     who_en = f"Seat {seat}" if seat is not None else "A player"
     if event.direction is RailDirection.IN:
         return Evidence.of(event).finding(
-            rule=RuleId.CHIPS_FROM_OUTSIDE, seat=seat, key=f"rail{event.seq}", refs=refs,
+            rule=RuleId.CHIPS_FROM_OUTSIDE, seat=seat, key=f"rail{event.seq}", refs=refs, confidence=event.confidence,
             fr=f"{who_fr} : {event.value} en jetons arrivés sur la table depuis le dessous du rail (poche) ; ils "
                "sont retirés du tournoi. Clip à vérifier par l'arbitre.",
             en=f"{who_en}: {event.value} in chips brought onto the table from below the rail (pocket); they are "
                "removed from the tournament. Clip for the director to review.")
     return Evidence.of(event).finding(
-        rule=RuleId.CHIPS_LEAVING_TABLE, seat=seat, key=f"rail{event.seq}", refs=refs,
+        rule=RuleId.CHIPS_LEAVING_TABLE, seat=seat, key=f"rail{event.seq}", refs=refs, confidence=event.confidence,
         fr=f"{who_fr} : {event.value} en jetons sortis de la table par le rail ; les jetons restent sur la table.",
         en=f"{who_en}: {event.value} in chips taken off the table over the rail; chips must stay on the table.")
 
