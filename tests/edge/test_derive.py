@@ -205,6 +205,24 @@ def test_a_rail_crossing_carries_how_sure_the_stack_readings_behind_it_were(deri
     assert (crossing["direction"], crossing["value"], crossing["confidence"]) == ("in", 1000, 0.6)
 
 
+def test_a_push_carries_how_sure_the_zone_readings_behind_it_were(deriver: EventDeriver) -> None:
+    # Seat 1 picks 2 of its 5 chips up and lays them in its bet zone, read at 0.7: the push is as sure as that.
+    scene = Scene(chips={1: chips("stack_1", [100] * 5, track=1)})
+    run(deriver, scene.frames(5))
+    seated(scene, 1, track=51)
+    run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
+    scene.chips[1] = chips("stack_1", [100] * 3, track=1)
+    events = run(deriver, scene.frames(8))
+    scene.hands[51] = hand(centre("bet_1"), "bet_1", track=51)
+    scene.chips[2] = chips("bet_1", [100, 100], track=2, count_confidence=0.7)
+    events += run(deriver, scene.frames(8))
+    del scene.hands[51]
+    events += run(deriver, scene.frames(20))
+    (push,) = of(events, "chips_pushed")
+    assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 200, "bet_1", 0.7)
+
+
 def test_the_dealer_resting_on_the_stub_shuffles_once_per_hand(deriver: EventDeriver) -> None:
     scene = Scene(cards={1: card("deck", track=1, count=52, at=centre("deck"))})
     scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)

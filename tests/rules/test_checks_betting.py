@@ -94,6 +94,16 @@ def test_splashing_pot_000_9_12() -> None:
     assert alert.sanction is not None and "avertissement" in alert.sanction.lower()
 
 
+def test_splashing_pot_read_from_unsure_chip_counts_accuses_no_one() -> None:
+    """A pot misread as growing right after a pick-up looks like a splash: below ledger_min_confidence, no B1."""
+    for confidence, expected in ((0.6, 0), (0.85, 1)):
+        checker, stream, start = _flop("club_000")
+        push = [e.model_copy(update={"confidence": confidence}) if e.type == "chips_pushed" else e
+                for e in stream.push(2, 500, splash=True)]
+        found = rules_of(run(checker, start, push), RuleId.SPLASHING_POT)
+        assert len(found) == expected and all(a.confidence == confidence for a in found)
+
+
 def test_splashing_pot_squaring_chips_and_a_dealer_gather_are_not_flagged() -> None:
     checker, stream, start = _flop("club_000")
     from floorman.core.events import HandZone

@@ -54,6 +54,7 @@ class _Landing:
     chips: ChipContent
     t_start: float
     last: float
+    sure: float = 1.0  # the least sure zone reading behind it
 
 
 @dataclass(frozen=True)
@@ -228,14 +229,14 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         elif seat is not None and kind == "hole" and delta > 0:
             self._picked(seat, -delta, chips=(), since=change.since)  # a card protector from the stack
         elif seat is not None and kind == "bet" and delta > 0 and self._is_push(seat):
-            self._land(seat, _difference(new, old), landed=zone)
+            self._land(seat, _difference(new, old), landed=zone, sure=sure)
         elif kind in ("bet", "pot", "hole") and delta < 0:
             if kind == "bet":
                 self._gathered.append((self.out.t, -delta))
                 self.reset_trips()
             self._returns.append((self.out.t, -delta))
         elif zone == "pot" and delta > 0:
-            self._pot_grew(_difference(new, old), delta)
+            self._pot_grew(_difference(new, old), delta, sure=sure)
         if seat is not None and kind in ("stack", "hole") and delta < 0:
             self.hands.confirm(zone, holding="chips")  # a pick-up: the hand's visit was more than passing by
         cover = self._cover.get(zone)
@@ -260,12 +261,14 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         pickup = self._pickups.get(seat)
         return (pickup is not None and pickup.value > 0) or any(h.seat == seat for h in self.hands.live.values())
 
-    def _land(self, seat: int, chips: ChipContent, *, landed: str) -> None:
+    def _land(self, seat: int, chips: ChipContent, *, landed: str, sure: float) -> None:
         """Chips of a push came to rest; landings close together in time make one trip."""
         if not chips:
             return
         t = self.out.t
         pickup = self._pickups.get(seat)
+        if pickup is not None:
+            sure = min(sure, pickup.sure)
         if pickup is not None:  # booked at once: the hand no longer holds these chips
             pickup.value -= _value(chips)
         else:  # landed before the stack was seen to shrink (it was under the hand): a credit for that
@@ -273,10 +276,11 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         pending = self._landing
         if pending is not None and (pending.seat, pending.landed) == (seat, landed) \
                 and t - pending.last <= self.config.trip_merge_s:
-            pending.chips, pending.last = _sum(pending.chips, chips), t
+            pending.chips, pending.last, pending.sure = _sum(pending.chips, chips), t, min(pending.sure, sure)
             return
         self.flush()
-        self._landing = _Landing(seat=seat, landed=landed, chips=chips, t_start=pickup.t if pickup else t, last=t)
+        self._landing = _Landing(seat=seat, landed=landed, chips=chips, t_start=pickup.t if pickup else t, last=t,
+                                 sure=sure)
 
     def flush(self) -> None:
         """Publish the push whose chips have landed."""
@@ -291,7 +295,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         self._last_pusher = seat
         value = _value(pending.chips)
         self.out.emit(ChipsPushed, seat=seat, trip=trip, chips=_chips(pending.chips), value=value,
-                      t_start=min(pending.t_start, self.out.t), landed_zone=pending.landed)
+                      t_start=min(pending.t_start, self.out.t), landed_zone=pending.landed,
+                      confidence=round(pending.sure, 3))
 
     def _stack_grew(self, seat: int, chips: ChipContent, delta: int, *, sure: float) -> None:
         pickup = self._pickups.get(seat)
@@ -303,12 +308,12 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         if _take(self._returns, delta) > 0:
             self._rail_in(seat, chips, sure=sure)
 
-    def _pot_grew(self, chips: ChipContent, delta: int) -> None:
+    def _pot_grew(self, chips: ChipContent, delta: int, *, sure: float) -> None:
         left = _take(self._gathered, delta)
         _take(self._returns, delta - left)  # gathered chips went to the pot: they can no longer go back to a stack
         picked = [p for p in self._pickups.values() if p.value > 0]
         if left > 0 and picked:
-            self._land(max(picked, key=lambda p: p.t).seat, chips, landed="pot")
+            self._land(max(picked, key=lambda p: p.t).seat, chips, landed="pot", sure=sure)
 
     def _expire(self, t: float) -> None:
         self._gathered = [(w, a) for w, a in self._gathered if t - w <= self.config.gather_window_s]

@@ -51,15 +51,16 @@ def can_string_bet(pending: PendingPush, *, event: ChipsPushed, view: View) -> b
     return pending.in_before + pending.value > facing
 
 
-def verify_splash(event: ChipsPushed) -> Finding | None:
-    """B1: the chips came to rest in the pot, not in the seat's bet zone."""
-    if event.landed_zone.startswith("bet_"):
+def verify_splash(event: ChipsPushed, view: View) -> Finding | None:
+    """B1: the chips came to rest in the pot, not in the seat's bet zone (not from unsure chip counts: a pot
+    misread as growing after a pick-up looks the same)."""
+    if event.landed_zone.startswith("bet_") or event.confidence < view.settings.ledger_min_confidence:
         return None
     fr = (f"Siège {event.seat} : {event.value} en jetons lancés dans le pot ({event.landed_zone}) au lieu d'être "
           "posés à mi-chemin.")
     en = f"Seat {event.seat}: {event.value} in chips thrown into the pot ({event.landed_zone}) instead of half-way."
     return Evidence.of(event).finding(rule=RuleId.SPLASHING_POT, seat=event.seat, key=f"push{event.seq}",
-                                      fr=fr, en=en)
+                                      fr=fr, en=en, confidence=event.confidence)
 
 
 def verify_out_of_turn_push(event: ChipsPushed, pending: PendingPush | None) -> Finding | None:
@@ -201,7 +202,7 @@ class BettingChecks(Check):
             return [] if settled is None else [settled]
         assert isinstance(event, ChipsPushed)
         pending = view.state.pending
-        candidates = (verify_string_bet(event, view, pending=pending), verify_splash(event),
+        candidates = (verify_string_bet(event, view, pending=pending), verify_splash(event, view),
                       verify_out_of_turn_push(event, pending))
         found = [f for f in candidates if f is not None and enabled(view, f.rule)]
         self._string_bets.update(f.key for f in found if f.rule is RuleId.STRING_BET)
