@@ -163,14 +163,19 @@ def test_a_hand_resting_on_a_stack_covers_it_but_a_passing_one_does_not(deriver:
     assert [z["visible_fraction"] for z in uncovered] == [1.0]
 
 
-def test_chips_picked_up_and_taken_over_the_rail_cross_it_out(deriver: EventDeriver) -> None:
-    scene = Scene(chips={1: chips("stack_1", [1000] * 5, track=1)})
+def picked_up(deriver: EventDeriver, *, value: int, left: int) -> tuple[Scene, list[EventBase]]:
+    """Seat 1 (hand track 51) sits at a stack of 5 chips of `value`, reaches it and lifts all but `left`."""
+    scene = Scene(chips={1: chips("stack_1", [value] * 5, track=1)})
     run(deriver, scene.frames(5))
     seated(scene, 1, track=51)
     run(deriver, scene.frames(3))
     scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
-    scene.chips[1] = chips("stack_1", [1000] * 3, track=1)
-    events = run(deriver, scene.frames(8))
+    scene.chips[1] = chips("stack_1", [value] * left, track=1)
+    return scene, run(deriver, scene.frames(8))
+
+
+def test_chips_picked_up_and_taken_over_the_rail_cross_it_out(deriver: EventDeriver) -> None:
+    scene, events = picked_up(deriver, value=1000, left=3)
     scene.hands[51] = hand(LAYOUT.seat(1).position, "rail_edge", track=51)
     events += run(deriver, scene.frames(3))
     del scene.hands[51]
@@ -207,13 +212,7 @@ def test_a_rail_crossing_carries_how_sure_the_stack_readings_behind_it_were(deri
 
 def test_a_push_carries_how_sure_the_zone_readings_behind_it_were(deriver: EventDeriver) -> None:
     # Seat 1 picks 2 of its 5 chips up and lays them in its bet zone, read at 0.7: the push is as sure as that.
-    scene = Scene(chips={1: chips("stack_1", [100] * 5, track=1)})
-    run(deriver, scene.frames(5))
-    seated(scene, 1, track=51)
-    run(deriver, scene.frames(3))
-    scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
-    scene.chips[1] = chips("stack_1", [100] * 3, track=1)
-    events = run(deriver, scene.frames(8))
+    scene, events = picked_up(deriver, value=100, left=3)
     scene.hands[51] = hand(centre("bet_1"), "bet_1", track=51)
     scene.chips[2] = chips("bet_1", [100, 100], track=2, count_confidence=0.7)
     events += run(deriver, scene.frames(8))
