@@ -120,6 +120,52 @@ def test_a_card_from_the_stub_is_dealt_once_it_rests_in_a_zone(deriver: EventDer
     assert zone.model_dump()["face_down"] == 1
 
 
+def test_a_card_lost_in_flight_continues_as_the_next_track_near_its_path(deriver: EventDeriver) -> None:
+    def deal(deriver: EventDeriver) -> list[tuple[str, int]]:
+        # The tracker gives the flying card a new id at every frame (~140 mm per frame) and misses it once.
+        scene = Scene(cards={1: card("deck", track=1, count=52, at=centre("deck"))})
+        run(deriver, scene.frames(10))
+        (x0, y0), (x1, y1) = centre("deck", 30), centre("hole_1")
+        events: list[EventBase] = []
+        for step in range(6):
+            scene.cards = {1: scene.cards[1]}
+            if step != 3:
+                zone = "deck" if step == 0 else "hole_1" if step == 5 else None
+                at = (x0 + (x1 - x0) * step / 5, y0 + (y1 - y0) * step / 5)
+                scene.cards[20 + step] = card(zone, track=20 + step, at=at)
+            events += run(deriver, scene.frames(1))
+        events += run(deriver, scene.frames(10))
+        return [(e["to_zone"], e["seat"]) for e in of(events, "card_dealt")]
+
+    assert deal(deriver) == [("hole_1", 1)]
+    without = EventDeriver(LAYOUT, table_id="t1", camera_id="c1", config=DeriveConfig(flight_gap_s=0.0))
+    assert deal(without) == []  # without the continuation the card never left the stub
+
+
+def test_a_new_card_far_from_any_lost_flight_is_not_dealt(deriver: EventDeriver) -> None:
+    scene = Scene(cards={1: card("deck", track=1, count=52, at=centre("deck"))})
+    run(deriver, scene.frames(10))
+    scene.cards[7] = card("deck", track=7, at=centre("deck", 30))
+    events = run(deriver, scene.frames(1))
+    del scene.cards[7]
+    events += run(deriver, scene.frames(10))  # lost for 0.33 s: longer than flight_gap_s
+    scene.cards[8] = card("hole_4", track=8, at=centre("hole_4"))
+    events += run(deriver, scene.frames(10))
+    assert of(events, "card_dealt") == []
+
+
+def test_a_board_card_lost_and_found_again_where_it_lay_is_not_dealt_twice(deriver: EventDeriver) -> None:
+    scene = Scene(cards={1: card("deck", track=1, count=40, at=centre("deck"))})
+    run(deriver, scene.frames(5))
+    scene.cards[8] = card("board", track=8, face_up=True, identity="AS", at=centre("board"))
+    events = run(deriver, scene.frames(10))
+    del scene.cards[8]
+    events += run(deriver, scene.frames(3))
+    scene.cards[9] = card("board", track=9, face_up=True, identity="AS", at=centre("board", 2, 1))
+    events += run(deriver, scene.frames(10))
+    assert [e["card"] for e in of(events, "card_dealt")] == ["AS"]
+
+
 def test_a_board_card_is_dealt_face_up_with_its_identity(deriver: EventDeriver) -> None:
     scene = Scene(cards={1: card("deck", track=1, count=40, at=centre("deck"))})
     run(deriver, scene.frames(5))

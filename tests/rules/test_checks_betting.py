@@ -45,6 +45,17 @@ def test_min_raise_003_8_8_double_the_previous_bet() -> None:
     assert "1200" in alert.explanation.en
 
 
+def test_min_raise_after_a_push_read_unsure_in_the_hand_accuses_no_one() -> None:
+    """The same short re-raise, but an earlier push of the hand was read below ledger_min_confidence: the hand's
+    amounts (and so the facing bet) are unsure, no betting ruling is raised on them."""
+    checker, stream, start = table("ggc")
+    unsure = [e.model_copy(update={"confidence": 0.5}) if e.type == "chips_pushed" else e
+              for e in stream.push(4, 500, 100)]
+    alerts = run(checker, start, unsure, stream.push(1, 500, 500), stream.tap(2))
+    assert rules_of(alerts, RuleId.MIN_RAISE) == []
+    assert checker.state.chip_doubt == 0.5
+
+
 def test_min_raise_004_9_8_same_push_is_a_legal_reraise() -> None:
     """004: previous total plus the increment (600 + 400 = 1000): the same 1000 is legal."""
     checker, stream, start = table("club_004")

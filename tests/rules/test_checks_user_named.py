@@ -198,6 +198,15 @@ def test_rabbit_hunting_000_14_3() -> None:
     assert raised(alerts) == [("F6", 3)]
 
 
+def test_rabbit_hunting_a_face_up_card_nobody_could_read_is_no_evidence() -> None:
+    checker, stream, start = table("club_000")
+    unread = stream.card("board", card="AS")[0].model_copy(update={"card": None})
+    alerts = run(checker, start, stream.push(4, 600), stream.fold(1), stream.fold(2), stream.fold(3),
+                 stream.gather(), stream.award({4: 900}), [unread], stream.card("board", card="KD"))
+    (alert,) = rules_of(alerts, RuleId.RABBIT_HUNTING)  # raised on the card read, not on the unread one
+    assert "KD" in alert.explanation.en and alert.seat == 3
+
+
 def test_rabbit_hunting_003_14_3_provisional_then_cleared_when_all_agree() -> None:
     checker, stream, start = table("ggc")
     base = [stream.push(4, 600), stream.fold(1), stream.fold(2), stream.fold(3), stream.gather(),

@@ -59,6 +59,11 @@ class DeriveConfig(BaseModel):
     cover_min_s: float = Field(default=1.0, ge=0, description="Seconds a cover must last to be reported.")
     deck_mm: float = Field(default=150.0, ge=0, description="A card first seen this close to the deck zone came "
                            "from the stub.")
+    flight_gap_s: float = Field(default=0.2, ge=0, description="A card from the stub lost in flight for at most "
+                                "this long continues as the next new card track near its path (a dealt card flies "
+                                "~170 mm per frame at 30 fps: more than a tracker links).")
+    flight_speed_mm_s: float = Field(default=6000.0, gt=0, description="Fastest a dealt card flies: how far from "
+                                     "where it was lost the continuing track may appear (plus match_mm).")
     gather_window_s: float = Field(default=8.0, gt=0, description="Chips gathered from bet zones explain pot "
                                    "increases for this long.")
     pickup_window_s: float = Field(default=6.0, gt=0, description="Chips picked up from a stack may land in the "

@@ -3,11 +3,15 @@
 A zone's content is made of the cards at rest in it (a card in flight makes none), plus the cards a hand hides
 there for now; it must settle before it counts. A card whose track began on or near the deck zone came from
 the stub; the first time it settles in a zone (a hole zone, the board, the muck as a burn card, or face up on
-the deck as a rabbit card) it is dealt. The stub itself (a pile read as many cards, or a face-down card at
-rest on the deck zone) is no card of the deck zone's content.
+the deck as a rabbit card) it is dealt. A dealt card flies faster than a tracker links from one frame to the
+next, so a card from the stub lost in flight continues as the next new card track that appears within reach of
+where it was lost (`flight_gap_s`, `flight_speed_mm_s`). The stub itself (a pile read as many cards, or a
+face-down card at rest on the deck zone) is no card of the deck zone's content.
 """
 
 from __future__ import annotations
+
+import math
 
 from floorman.core.events import CardDealt, ZoneCards
 from floorman.core.geometry import as_points, distance_to_boundary
@@ -21,6 +25,7 @@ CardContent = tuple[tuple[str, ...], int]
 _KINDS = (ZoneKind.HOLE, ZoneKind.BOARD, ZoneKind.MUCK, ZoneKind.DECK)
 FROM_DECK = "from_deck"
 PLACED = "placed"
+CONTINUED = "continued"  # a card from the stub lost in flight whose flight another track took over
 
 
 class CardDeriver(ZoneDeriver[CardContent]):
@@ -48,7 +53,9 @@ class CardDeriver(ZoneDeriver[CardContent]):
         current, _ = self.tracker.update(state.cards, frame=state.frame, t=state.t, hidden=self._hidden)
         contents: dict[str, list[Track]] = {name: [] for name in self.zones}
         for track in current:
-            if track.observations == 1 and self._from_deck(track):
+            if track.observations == 1 and self._reacquires(track, current):
+                track.marks.add(PLACED)
+            elif track.observations == 1 and (self._from_deck(track) or self._continues_flight(track, current)):
                 track.marks.add(FROM_DECK)
                 self.last_from_deck = state.t
             if track.still and track.zone in contents and not self._is_stub(track):
@@ -66,6 +73,36 @@ class CardDeriver(ZoneDeriver[CardContent]):
                     self.hands.confirm(name, holding="cards")  # a fold: the hand did more than pass over its cards
                 dealt += self._commit(name, tracks, announce=not first or bool(tracks))
         return dealt
+
+    def _reacquires(self, track: Track, current: list[Track]) -> bool:
+        """Whether a new track is a card already placed, lost for a moment and found again where it lay (not a new
+        card: a board card found again is not dealt twice)."""
+        seen_now = {t.id for t in current}
+        for lost in self.tracker.tracks.values():
+            if lost.id in seen_now or PLACED not in lost.marks or CONTINUED in lost.marks:
+                continue
+            if lost.distance_to(track.position) <= self.config.still_mm * 2:
+                lost.marks.add(CONTINUED)
+                return True
+        return False
+
+    def _continues_flight(self, track: Track, current: list[Track]) -> bool:
+        """Whether a new track is a card from the stub, lost in flight a moment ago within reach of here."""
+        seen_now = {t.id for t in current}
+        best: Track | None = None
+        best_d = math.inf
+        for lost in self.tracker.tracks.values():
+            gap = track.first_t - lost.last_t
+            if lost.id in seen_now or FROM_DECK not in lost.marks or lost.marks & {PLACED, CONTINUED} \
+                    or not 0 < gap <= self.config.flight_gap_s:
+                continue
+            d = lost.distance_to(track.position)
+            if d <= self.config.flight_speed_mm_s * gap + self.config.match_mm and d < best_d:
+                best, best_d = lost, d
+        if best is None:
+            return False
+        best.marks.add(CONTINUED)
+        return True
 
     @staticmethod
     def _is_stub(track: Track) -> bool:

@@ -21,6 +21,11 @@ from floorman.rules.params import SkippedPlayer, StringBetEffect
 from floorman.rules.state import HandAction, PendingPush, Street
 
 
+def chips_sure(view: View, *confidences: float) -> bool:
+    """Whether chip readings this sure may accuse anyone (`ledger_min_confidence`, as for D2/D3)."""
+    return min(confidences, default=1.0) >= view.settings.ledger_min_confidence
+
+
 def verify_string_bet(event: ChipsPushed, view: View, *, pending: PendingPush | None) -> Finding | None:
     """A8: the seat's trips so far (`pending`) go beyond the call, in more than one trip, with nothing declared."""
     if pending is None or not can_string_bet(pending, event=event, view=view):
@@ -201,6 +206,8 @@ class BettingChecks(Check):
             settled = verify_declaration_settles(event, view, raised=self._string_bets)
             return [] if settled is None else [settled]
         assert isinstance(event, ChipsPushed)
+        if not chips_sure(view, event.confidence, view.state.chip_doubt):
+            return []  # the chips were read unsure: the push, and the hand's amounts, prove nothing
         pending = view.state.pending
         candidates = (verify_string_bet(event, view, pending=pending), verify_splash(event, view),
                       verify_out_of_turn_push(event, pending))
@@ -211,6 +218,8 @@ class BettingChecks(Check):
     def on_actions(self, actions: tuple[HandAction, ...], view: View) -> list[Finding]:
         found: list[Finding] = []
         for action in actions:
+            if not chips_sure(view, action.confidence):
+                continue
             found.extend(verify_allin_below_big_blind(action, verify_ruled_action(action), view=view))
             if action.out_of_turn and action.trips == 0:
                 what = ("abandon", "fold") if action.kind == "fold" else ("parole", "check")
@@ -242,6 +251,8 @@ class SkippedPlayerCheck(Check):
         state = view.state
         found: list[Finding] = []
         for action in actions:
+            if not chips_sure(view, action.confidence):
+                continue  # the turn order rests on amounts read unsure
             for seat, skipped in list(self._skipped.items()):
                 if (seat == action.seat or skipped.hand != action.hand or skipped.street is not action.street
                         or seat not in state.seats_in_hand):

@@ -29,8 +29,8 @@ _STREET_STARTS = {0: ("le flop", "the flop"), 3: ("le turn", "the turn"), 4: ("l
 def verify_premature_card(event: CardDealt, view: View) -> Finding | None:
     """E2: the card came while the betting round was still open."""
     state = view.state
-    if not state.card_while_round_open:
-        return None
+    if not state.card_while_round_open or state.chip_doubt < view.settings.ledger_min_confidence:
+        return None  # (the round's state rests on the hand's amounts; read unsure, they prove nothing)
     what = ("carte brûlée", "burn card") if event.to_zone == "muck" else ("carte du tableau", "board card")
     actor = state.actor
     return Evidence.of(event).finding(
@@ -255,6 +255,8 @@ class RabbitHuntCheck(Check):
         assert isinstance(event, CardDealt)
         if not (state.hand_over and event.face_up and event.to_zone in ("board", "deck")):
             return []
+        if event.card is None:
+            return []  # a face-up card nobody could read is no evidence of a card turned from the stub
         if self._all_agree(view):
             return []
         finding = self.verify_rabbit_hunt(event, view)

@@ -49,6 +49,8 @@ class HandAction:
     """Frame of the event that started the action."""
     chips: int = 0
     """Number of chips pushed (0 for an action without chips)."""
+    confidence: float = 1.0
+    """How sure the hand's chip record was when the action completed (HandState.chip_doubt)."""
 
 
 @dataclass(frozen=True)
@@ -93,3 +95,5 @@ class PendingPush:
     seq: int
     t: float
     frame: int
+    confidence: float = 1.0
+    """How sure the hand's chip record is (HandState.chip_doubt)."""

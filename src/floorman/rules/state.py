@@ -118,6 +118,9 @@ class HandState:
         """Blinds posted in the current hand (none during a chip race)."""
         self.card_while_round_open = False
         """Set by each card event: it came while a live player still owed an action (CATALOG E2)."""
+        self.chip_doubt = 1.0
+        """How sure the current hand's chip record is: its least sure push (`chips_pushed.confidence`). The hand's
+        amounts, and so the turn and every betting ruling, are only as sure as that."""
         self.lifted: dict[int, tuple[int, float, int]] = {}
         """Seats whose hole cards left the hole zone and have not reached the muck: seat -> (seq, t, frame)."""
         self._muck_count = 0
@@ -200,7 +203,8 @@ class HandState:
         value = sum(c.denom * c.count for trip in pending.trips for c in trip)
         return PendingPush(seat=pending.seat, trips=tuple(pending.trips), value=value, in_before=state.street_in,
                            facing_to=pending.facing_to, declared=pending.seat in self._declared,
-                           out_of_turn=pending.out_of_turn, seq=pending.seq, t=pending.t, frame=pending.frame)
+                           out_of_turn=pending.out_of_turn, seq=pending.seq, t=pending.t, frame=pending.frame,
+                           confidence=self.chip_doubt)
 
     def amount_to_call(self, seat: int) -> int:
         state = self._seats.get(seat)
@@ -325,6 +329,7 @@ class HandState:
                                      out_of_turn=actor is not None and actor != event.seat,
                                      facing_to=self.facing_bet_to, could_raise=self.may_raise(event.seat))
         self._pending.trips.append(event.chips)
+        self.chip_doubt = min(self.chip_doubt, event.confidence)
         if event.seat in self._blind_seats:
             done += self._finish_pending()
         return done
@@ -408,6 +413,7 @@ class HandState:
 
     def _start_hand(self) -> None:
         self.hand += 1
+        self.chip_doubt = 1.0
         self.street = Street.PREFLOP
         self.board = []
         self._board_cards = 0
@@ -463,6 +469,7 @@ class HandState:
         if not out_of_turn:  # an action out of turn leaves the turn where it was (000 9-14, 003 8-14)
             self._last_seat = seat
         return [HandAction(hand=self.hand, street=self.street, seat=seat, kind="fold" if folds else "check",
+                           confidence=self.chip_doubt,
                            total_to=state.street_in, trips=0, seq=seq, t=t, out_of_turn=out_of_turn,
                            frame=frame)]
 
@@ -483,7 +490,7 @@ class HandState:
                            total_to=state.street_in, trips=len(pending.trips), seq=pending.seq, t=pending.t,
                            out_of_turn=pending.out_of_turn, ruling=ruling, facing_to=pending.facing_to,
                            could_raise=pending.could_raise, frame=pending.frame,
-                           chips=sum(c.count for trip in pending.trips for c in trip))]
+                           chips=sum(c.count for trip in pending.trips for c in trip), confidence=self.chip_doubt)]
 
     def _post_blind(self, state: _Seat, *, kind: ActionKind, pushed: int, pending: _Pending) -> HandAction:
         self.blinds_posted += 1
@@ -497,7 +504,7 @@ class HandState:
         state.all_in = state.stack == 0
         return HandAction(hand=self.hand, street=self.street, seat=state.seat, kind=kind, total_to=state.street_in,
                           trips=len(pending.trips), seq=pending.seq, t=pending.t, out_of_turn=False,
-                          frame=pending.frame)
+                          frame=pending.frame, confidence=self.chip_doubt)
 
     def _rule(self, state: _Seat, *, pending: _Pending, pushed: int) -> BetRuling | None:
         stack_before = None if state.stack is None else state.stack + pushed

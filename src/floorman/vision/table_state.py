@@ -197,8 +197,11 @@ class TableStateBuilder:
 
     def _hand(self, detections: Detections, i: int, *, zone: str | None) -> SeenHand:
         position = _position(detections, i)
+        # No seat: one box does not tell which side of the rail the arm came from, and the seat nearest the
+        # fingertips is wrong for the dealer's hands (at the deck, beside seat 1). The edge attributes each hand
+        # from where its track first came over the rail (the dealer included).
         return SeenHand(box=_box(detections, i), confidence=float(detections.confidence[i]), position_mm=position,
-                        zone=zone, seat=self._nearest_seat(position), track_id=_track(detections, i))
+                        zone=zone, track_id=_track(detections, i))
 
     def _button(self, detections: Detections, i: int) -> SeenButton:
         position = _position(detections, i)
