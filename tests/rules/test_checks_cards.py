@@ -117,6 +117,17 @@ def test_hole_cards_visible_a_fold_and_a_peek_are_not_flagged() -> None:
     assert raised(alerts) == []
 
 
+def test_hole_cards_landing_in_the_muck_read_as_a_card_from_the_stub_are_the_fold() -> None:
+    """Seat 2's thrown cards are first seen by the deck: the edge calls them a card dealt to the muck. With seat 2's
+    cards in the air that is the fold landing, not a burn: no E7 (cards off the table), no E2 (a burn mid-round)."""
+    checker, stream, start = table("ggc")
+    before = [*stream.push(4, 200), *stream.push(1, 200)]
+    hole, muck = stream.fold(2)[1:]
+    alerts = run(checker, start, before, [hole], stream.card("muck"), [muck], stream.wait(6), stream.tap(3))
+    assert raised(alerts) == []
+    assert 2 not in checker.state.seats_in_hand
+
+
 def test_allin_showdown_reveal_000_10_7() -> None:
     checker, stream, start = table("club_000", stack=1000)
     alerts = run(checker, start, stream.push(4, 1000), stream.fold(1), stream.fold(2), stream.push(3, 800),

@@ -289,6 +289,9 @@ class HandState:
         assert isinstance(event, CardDealt)
         done = self._finish_pending()
         self.card_while_round_open = False
+        if event.to_zone == "muck" and not event.face_up and self.lifted:
+            self._burn_landing = False  # a seat's hole cards are in the air: this is them landing (a fold), no burn
+            return done
         self._burn_landing = event.to_zone == "muck"
         if event.to_zone.startswith("hole_") and event.seat is not None:
             if self.street is Street.WAITING:
