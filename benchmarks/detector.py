@@ -222,10 +222,9 @@ def recognised(detector: OnnxDetector, frame: np.ndarray) -> str:
 def ultralytics_latency(args: argparse.Namespace, *, frame: np.ndarray, imgsz: int) -> float:
     from floorman.models.yolo_env import load_ultralytics
 
-    ultralytics = load_ultralytics()
-    import torch
-
-    torch.set_num_threads(args.threads)
+    # Ultralytics sets torch's threads to its NUM_THREADS again when it predicts: give it the same count, or it runs
+    # on every core (and beside any other busy process, OpenMP's spinning threads slow it tenfold or more).
+    ultralytics = load_ultralytics(threads=args.threads)
     model = ultralytics.YOLO(str(args.weights))
     window = frame[:imgsz, :imgsz]
     return timed(lambda: model.predict(window, imgsz=imgsz, device="cpu", verbose=False), repeats=args.repeats)
