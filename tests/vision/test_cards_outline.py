@@ -1,6 +1,6 @@
 """Card outlines from straight edges (`cards_outline.edge_quads`) and how `recognise_card` uses them: a card
 merged in colour with the card under it, in a detector box off its centre; a card with one end under another
-card; the classifier unsure because a chip hides pips."""
+card; the classifier unsure because a chip hides pips; a card cut by the image frame (`frame_quads`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from floorman.datasets.textures import N_DECK_DESIGNS, card_face
 from floorman.vision import cards
 from floorman.vision.cards import MIN_CONFIDENCE, order_corners, recognise_card
 from floorman.vision.cards_cnn import CardClassifier, CnnReading
-from floorman.vision.cards_outline import edge_quads
+from floorman.vision.cards_outline import edge_quads, frame_quads
 from tests.vision.test_cards import table
 
 
@@ -131,3 +131,44 @@ def test_index_corners_outvote_an_unsure_classifier_on_rank_only(classifier_says
     reading = recognise_card(image, box=box, classifier=StubClassifier(classifier_says, 0.6))
     assert reading.source == source
     assert (reading.card == "2D") == (source == "index")
+
+
+def cut_scene(*, side: int, angle_deg: float) -> tuple[np.ndarray, tuple[int, int, int, int], np.ndarray]:
+    """A 7 of clubs on a light-wood table, a third of it past side `side` (0 left .. 3 bottom) of the image,
+    and its detector box (5 % margin), clipped to the image."""
+    big = table(seed=4, size=600, colour=(150, 194, 222))
+    corners, _ = paste_card(big, "7C", design=1, angle_deg=angle_deg, centre=(300.0, 300.0))
+    lo, hi = corners.min(axis=0), corners.max(axis=0)
+    cut = lo + (hi - lo) * 0.35  # the image keeps 65 % of the card's bounding box
+    x0, y0, x1, y1 = 0, 0, 600, 600
+    if side == 0:
+        x0 = round(cut[0])
+    elif side == 1:
+        y0 = round(cut[1])
+    elif side == 2:
+        x1 = round(hi[0] - (cut[0] - lo[0]))
+    else:
+        y1 = round(hi[1] - (cut[1] - lo[1]))
+    image = np.ascontiguousarray(big[y0:y1, x0:x1])
+    corners = corners - (x0, y0)
+    margin = 0.05 * (hi - lo)
+    box_lo = np.maximum(corners.min(axis=0) - margin, 0)
+    box_hi = np.minimum(corners.max(axis=0) + margin, image.shape[1::-1])
+    return image, (int(box_lo[0]), int(box_lo[1]), int(box_hi[0]), int(box_hi[1])), corners
+
+
+@pytest.mark.parametrize("side", range(4))
+def test_frame_quads_run_a_card_cut_by_the_frame_on_past_it(side: int) -> None:
+    image, box, corners = cut_scene(side=side, angle_deg=28.0)
+    found = frame_quads(image, box)
+    assert found
+    assert min(outline_error(q, corners) for q in found) < 0.12
+    inner = (box[0] + 30, box[1] + 30, box[2] - 30, box[3] - 30)
+    assert frame_quads(image, inner) == []  # a box away from the frame: no card cut by it
+
+
+@pytest.mark.parametrize(("side", "angle"), [(3, -35.0), (0, 60.0)])
+def test_reads_a_card_cut_by_the_frame(side: int, angle: float) -> None:
+    image, box, _ = cut_scene(side=side, angle_deg=angle)
+    reading = recognise_card(image, box=box)
+    assert reading.card == "7C"

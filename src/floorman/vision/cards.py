@@ -7,9 +7,10 @@ classifier (`cards_cnn`: a CNN trained on rendered cards, `floorman models train
 warped upright to a 64 x 88 patch, in both orientations, together with card-shaped outlines fitted to the box
 (`box_quads`); the most confident outline wins, larger ones preferred a little (`_classify`). When it is not
 sure, it reads the card-shaped outlines along straight edges in the box too (`cards_outline.edge_quads`: for a
-card merged in colour with its neighbour, with an end covered, or in a box off its centre) and chooses again
-(`_classify_in_stages`). Still not sure, the index matcher reads too: each outline rectified to a canonical upright
-card, the index read at the four corner positions (either corner of a card in any rotation), each rank glyph
+card merged in colour with its neighbour, with an end covered, or in a box off its centre) and, for a card cut by
+the image frame, the card run on past it (`cards_outline.frame_quads`), and chooses again
+(`_classify_in_stages`). Still not sure, the index matcher reads too: each outline rectified to a canonical
+upright card, the index read at the four corner positions (either corner of a card in any rotation), each rank glyph
 and suit pip scored against templates rendered from every simulator deck design (nearest template by cosine
 similarity, and a linear classifier; `data/card_index_templates.npz`, built by `benchmarks/cards.py
 templates`), red versus black ink a cue for the suit; it reads the colour-region outlines, then the outline
@@ -43,7 +44,7 @@ from floorman.vision.cards_index import (
     corner_crops,
     index_features,
 )
-from floorman.vision.cards_outline import edge_quads, meeting_points
+from floorman.vision.cards_outline import edge_quads, frame_quads, meeting_points
 
 log = logging.getLogger(__name__)
 
@@ -420,7 +421,8 @@ def _classify_in_stages(net: CardClassifier, image: Image, candidates: list[Floa
     """The classifier's choice among the colour-region outlines `candidates` and the card-shaped outlines
     fitted to `box` (`box_quads`); when it is not sure (`_CNN_SURE`), among those and the outlines along
     straight edges in the box too (`cards_outline.edge_quads`: the card merged with a neighbour in colour,
-    seen at a slant, or on a table of its colour). None `box`: `candidates` alone."""
+    seen at a slant, or on a table of its colour) and, for a box at the image's edge, the card run on past
+    the frame (`cards_outline.frame_quads`). None `box`: `candidates` alone."""
     if box is None:
         return _classify(net, image, candidates)
     pixel_box = _check_box(box, image.shape)
@@ -430,6 +432,7 @@ def _classify_in_stages(net: CardClassifier, image: Image, candidates: list[Floa
     if learned is not None and learned[0].confidence >= _CNN_SURE:
         return learned
     more = [order_corners(q.corners) for q in edge_quads(image, pixel_box)]
+    more += [order_corners(q) for q in frame_quads(image, pixel_box)]
     return _classify(net, image, first + more, known=known)
 
 

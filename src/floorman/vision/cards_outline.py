@@ -13,6 +13,10 @@ away; kept when they span the box, scored by the mean edge strength along their 
 (`_side_supports`). The best few, after dropping near-duplicates, and the whole ones with each side moved onto
 the strongest edge nearby (`_refine`: perspective makes a card a general quadrilateral) go back to image
 pixels for the card classifier to choose from.
+
+A card cut by the image frame has a box cut by it too, and no fourth side in the image: `frame_quads` gives
+the card-shaped rectangles at the crop's dominant edge directions whose bounding box spans the box across the
+frame's side and runs on past the frame, for the classifier to read (the warp repeats the border pixels).
 """
 
 from __future__ import annotations
@@ -43,6 +47,12 @@ _REFINE_TURNS_DEG = (-2.0, -1.0, 0.0, 1.0, 2.0)  # and turn by one of these
 _COMPLETED_LIMIT = 3  # rectangles completed from three sides kept, besides the `limit` found whole
 _PER_TURN = 6  # best rectangles of each kind kept from one turn of the crop
 _DUPLICATE = 0.06  # rectangles whose corners all lie this close (share of the box's short side) are one
+_FRAME_TOUCH = 2  # a box side this close to the image's edge (pixels) touches the frame,
+_FRAME_NEAR = 0.1  # or this close (share of the box's size): a detector's box may stop short of the frame
+_FRAME_MARGIN = 1.1  # a detector box's size over the card's bounding box
+_FRAME_STEP_DEG = 2.0  # turns tried for a card cut by the frame
+_FRAME_LIMIT = 4  # outlines kept for it
+_FRAME_MIN_INSIDE = 0.35  # share of a cut card's bounding box that must lie inside the image
 
 
 @dataclass(frozen=True)
@@ -201,10 +211,10 @@ def _covers_box(lo: npt.NDArray[np.float64], hi: npt.NDArray[np.float64],
                       dtype=np.bool_)
 
 
-def edge_quads(image_bgr: Image, box: tuple[int, int, int, int], *, limit: int = 4) -> list[EdgeQuad]:
-    """Up to `limit` card-shaped rectangles along strong straight edges that span `box` (x0, y0, x1, y1 in
-    pixels, a detector box with some margin), best supported first, corners in image pixels (in the order
-    of the rectangle's sides: callers order them as a card's)."""
+def _work_crop(image_bgr: Image, box: tuple[int, int, int, int]) -> tuple[npt.NDArray[np.float32], float,
+                                                                          tuple[int, int]]:
+    """The box grown by `_GROW`, scaled so that its short side is `_WORK_PX`, smoothed; the scale and the
+    crop's offset in the image."""
     x0, y0, x1, y1 = box
     grow = _GROW * max(x1 - x0, y1 - y0)
     cx0, cy0 = max(0, int(x0 - grow)), max(0, int(y0 - grow))
@@ -213,6 +223,106 @@ def edge_quads(image_bgr: Image, box: tuple[int, int, int, int], *, limit: int =
     crop = cv2.resize(image_bgr[cy0:cy1, cx0:cx1], None, fx=scale, fy=scale,
                       interpolation=cv2.INTER_AREA if scale < 1.0 else cv2.INTER_LINEAR)
     crop_f = np.asarray(cv2.GaussianBlur(np.asarray(crop, dtype=np.float32), (0, 0), 1.0), dtype=np.float32)
+    return crop_f, scale, (cx0, cy0)
+
+
+def frame_quads(image_bgr: Image, box: tuple[int, int, int, int], *, margin: float = _FRAME_MARGIN,
+                limit: int = _FRAME_LIMIT) -> list[FloatArray]:
+    """Up to `limit` card-shaped rectangles (TL, TR, BR, BL in image pixels, partly outside the image) for a
+    card cut by one side of the image frame: `box` (x0, y0, x1, y1, a detector box with `margin` over the
+    card's bounding box, clipped to the image) touches that side, or nearly (`_FRAME_NEAR`). At every turn
+    (`_FRAME_STEP_DEG`) and for a poker and a bridge card's shape, the card whose bounding box fits the box
+    across the frame's side, starts at the box's far side and runs on past the frame (`_cut_card`); the best
+    supported by edges along their sides inside the image (`_inside_support`) first. None when the box touches
+    no side of the frame, or two."""
+    height, width = image_bgr.shape[:2]
+    x0, y0, x1, y1 = box
+    near_x, near_y = max(_FRAME_TOUCH, _FRAME_NEAR * (x1 - x0)), max(_FRAME_TOUCH, _FRAME_NEAR * (y1 - y0))
+    touched = [x0 <= near_x, y0 <= near_y, x1 >= width - near_x, y1 >= height - near_y]
+    if sum(touched) != 1:
+        return []
+    frame = _Frame(side=touched.index(True), box=box, size=(width, height), margin=margin)
+    cut = [_cut_card(frame, angle=float(angle), aspect=aspect)
+           for angle in np.radians(np.arange(0.0, 180.0, _FRAME_STEP_DEG)) for aspect in _CARD_ASPECT]
+    quads = [q for q in cut if q is not None]
+    if not quads:
+        return []
+    crop, scale, offset = _work_crop(image_bgr, box)
+    support = _inside_support(crop, [(q - np.asarray(offset, np.float32)) * scale for q in quads])
+    ranked = [EdgeQuad(corners=quads[i], support=float(support[i])) for i in np.argsort(-support)]
+    tolerance = _DUPLICATE * min(x1 - x0, y1 - y0)
+    return [q.corners for q in _best_distinct(ranked, limit=limit, tolerance=tolerance)]
+
+
+def _inside_support(crop: npt.NDArray[np.float32], quads: list[FloatArray]) -> npt.NDArray[np.float64]:
+    """Mean edge strength across each quad's sides (ends trimmed), over the points that lie inside `crop`,
+    averaged over the sides with at least half their points inside."""
+    gx = np.asarray(cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3), dtype=np.float32)
+    gy = np.asarray(cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3), dtype=np.float32)
+    level = max(float(np.percentile(np.maximum(np.abs(gx), np.abs(gy)), 97)), 1.0)
+    along = np.linspace(_SIDE_TRIM, 1.0 - _SIDE_TRIM, 24)
+    corners = np.stack(quads).astype(np.float64)  # Q x 4 x 2
+    a, b = corners, np.roll(corners, -1, axis=1)
+    points = a[:, :, None, :] + along[None, None, :, None] * (b - a)[:, :, None, :]  # Q x 4 x P x 2
+    units = (b - a) / np.maximum(np.linalg.norm(b - a, axis=2, keepdims=True), 1e-9)
+    normals = np.stack([-units[..., 1], units[..., 0]], axis=2)  # Q x 4 x 2
+    map_x, map_y = points[..., 0].astype(np.float32), points[..., 1].astype(np.float32)
+    h, w = crop.shape[:2]
+    inside = (map_x >= 1) & (map_x < w - 2) & (map_y >= 1) & (map_y < h - 2)
+    flat_x, flat_y = map_x.reshape(-1, along.size), map_y.reshape(-1, along.size)
+    sx = cv2.remap(gx, flat_x, flat_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    sy = cv2.remap(gy, flat_x, flat_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    n = normals.reshape(-1, 1, 1, 2)
+    across = np.abs(sx * n[..., 0] + sy * n[..., 1]).reshape(*points.shape[:3], 3)
+    strength = np.minimum(_channel_max(across.astype(np.float32)) / level, 1.0)  # Q x 4 x P
+    count = inside.sum(axis=2)
+    side = np.where(inside, strength, 0.0).sum(axis=2) / np.maximum(count, 1)
+    seen = count >= along.size // 2
+    return np.asarray(np.where(seen, side, 0.0).sum(axis=1) / np.maximum(seen.sum(axis=1), 1), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """A box (x0, y0, x1, y1) touching the image's side `side` (0 left, 1 top, 2 right, 3 bottom) in an image
+    of `size` (width, height); the box is `margin` times the card's bounding box across that side."""
+
+    side: int
+    box: tuple[int, int, int, int]
+    size: tuple[int, int]
+    margin: float
+
+
+def _cut_card(frame: _Frame, *, angle: float, aspect: float) -> FloatArray | None:
+    """The card turned by `angle` (radians) of height / width `aspect` whose bounding box spans the box across
+    the frame's side, less the margin, and runs from the box's far side on past the frame; None when less than
+    `_FRAME_MIN_INSIDE` of it (along the cut axis) or all of it lies inside the image."""
+    x0, y0, x1, y1 = frame.box
+    across = 1 if frame.side in (0, 2) else 0  # the axis along which the box holds the card whole (0: x, 1: y)
+    lo, hi = (x0, x1) if across == 0 else (y0, y1)
+    pad = (hi - lo) * (1.0 - 1.0 / frame.margin) / 2.0
+    unit = np.array([[-0.5, -aspect / 2], [0.5, -aspect / 2], [0.5, aspect / 2], [-0.5, aspect / 2]])
+    corners = unit @ np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]]).T
+    extent = corners.max(axis=0) - corners.min(axis=0)
+    size = (hi - lo - 2.0 * pad) / extent[across]
+    length = size * extent[1 - across]  # the card's bounding box along the cut axis
+    towards = -1.0 if frame.side in (0, 1) else 1.0  # from the box's far side toward the frame
+    far = {0: x1, 1: y1, 2: x0, 3: y0}[frame.side]
+    near = far + towards * pad  # where the card's bounding box starts
+    inside = (frame.size[1 - across] - near if towards > 0 else near) / length
+    if not _FRAME_MIN_INSIDE <= inside < 1.0:
+        return None
+    centre = np.zeros(2)
+    centre[across] = (lo + hi) / 2.0
+    centre[1 - across] = near + towards * length / 2.0
+    return np.asarray(centre + corners * size, dtype=np.float32)
+
+
+def edge_quads(image_bgr: Image, box: tuple[int, int, int, int], *, limit: int = 4) -> list[EdgeQuad]:
+    """Up to `limit` card-shaped rectangles along strong straight edges that span `box` (x0, y0, x1, y1 in
+    pixels, a detector box with some margin), best supported first, corners in image pixels (in the order
+    of the rectangle's sides: callers order them as a card's)."""
+    x0, y0, x1, y1 = box
+    crop_f, scale, (cx0, cy0) = _work_crop(image_bgr, box)
     gx, gy = _gradients(crop_f)
     level = max(float(np.percentile(np.maximum(gx, gy), 97)), 1.0)
     work_box = ((x0 - cx0) * scale, (y0 - cy0) * scale, (x1 - cx0) * scale, (y1 - cy0) * scale)
