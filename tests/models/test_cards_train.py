@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -13,7 +14,16 @@ from floorman.core.layout import TableLayout
 from floorman.datasets.camera import Camera
 from floorman.datasets.render import Renderer
 from floorman.datasets.scene import CardObject, Scene
-from floorman.models.cards_data import PatchSpec, build_composites, composite_sample, frame_samples, load_cache
+from floorman.models import cards_data
+from floorman.models.cards_data import (
+    CHIP_TO_CARD,
+    PatchSpec,
+    build_composites,
+    composite_sample,
+    frame_samples,
+    load_cache,
+    random_chip,
+)
 from floorman.vision.cards_cnn import CardClassifier
 
 torch = pytest.importorskip("torch")
@@ -49,6 +59,9 @@ def test_composites_are_cached_in_chunks(tmp_path: Path, monkeypatch: pytest.Mon
     assert np.array_equal(again.patches, samples.patches)
     patch, rank, suit = composite_sample(np.random.default_rng(5), spec=PatchSpec(width=32, height=44))
     assert patch.shape == (44, 32, 3) and 0 <= rank < 13 and 0 <= suit < 4
+    with_chips = build_composites(tmp_path, seed=3, count=4, spec=PatchSpec(), chips=True)
+    assert [p.name for p in with_chips] == ["composite_chips_3_0000.npz"]  # its own cache, never mixed up
+    assert not np.array_equal(load_cache(with_chips, spec=PatchSpec()).patches, samples.patches[:4])
 
 
 @pytest.mark.train
@@ -68,3 +81,43 @@ def test_a_trained_net_exports_to_a_model_the_reader_loads(tmp_path: Path) -> No
     (reading,) = reader.read(image, [np.array([[0, 0], [64, 0], [64, 88], [0, 88]], np.float32)])
     assert 0.0 <= reading.confidence <= reading.face <= 1.0
     assert reading.card[-1] in "SHDC"
+
+
+def test_a_random_chip_is_a_disc_of_the_asked_size() -> None:
+    rng = np.random.default_rng(4)
+    chips = [random_chip(rng, diameter_px=40.0) for _ in range(12)]
+    for chip in chips:
+        assert chip.shape == (40, 40, 4) and chip.dtype == np.uint8
+        assert chip[20, 20, 3] == 255 and chip[0, 0, 3] == 0  # opaque at the centre, clear at the corner
+        assert abs(float((chip[..., 3] > 127).mean()) - np.pi / 4) < 0.05
+    assert len({tuple(int(v) for v in chip[20, 4, :3]) for chip in chips}) > 3  # the colours vary
+
+
+def test_a_composite_chip_lies_over_the_card() -> None:
+    width = 120.0
+    corners = np.array([[100, 80], [220, 80], [220, 248], [100, 248]], np.float32)  # a card 120 x 168 px
+    for seed in range(6):
+        canvas = np.full((400, 400, 3), (40, 110, 40), np.uint8)
+        cv2.fillConvexPoly(canvas, corners.astype(np.int32), (250, 250, 250))
+        before = canvas.copy()
+        cards_data._chip_on(canvas, np.random.default_rng(seed), corners=corners, width_px=width)
+        ys, xs = np.nonzero(np.abs(canvas.astype(int) - before).max(axis=2) > 60)
+        centre = np.array([xs.mean(), ys.mean()])
+        assert (corners.min(axis=0) - 10 <= centre).all() and (centre <= corners.max(axis=0) + 10).all()
+        assert 0.8 * CHIP_TO_CARD * width <= xs.max() - xs.min() <= 1.4 * CHIP_TO_CARD * width
+
+
+@pytest.mark.train
+def test_chips_lie_on_the_asked_share_of_patches_at_a_chips_size() -> None:
+    spec = PatchSpec()
+    white = torch.full((200, 3, spec.height, spec.width), 255.0)
+    bank = cards_train.chip_bank(np.random.default_rng(0), count=8)
+    assert bank.shape == (8, 4, 48, 48) and float(bank[:, 3].max()) == 1.0
+    bank[:, :3] = 0.0  # black chips: the covered pixels show where they lie
+    out = cards_train._lay_chips(white, torch.Generator().manual_seed(1), chips=bank, share=0.5)
+    covered = (out < 128.0).all(dim=1).float().mean(dim=(1, 2))
+    with_chip = covered > 0.0
+    assert 70 <= int(with_chip.sum()) <= 130
+    disc = np.pi / 4 * (spec.width * CHIP_TO_CARD) ** 2 / (spec.width * spec.height)  # a whole chip's share
+    assert 0.5 * disc < float(covered[with_chip].max()) < 1.15**2 * disc + 0.03  # up to 15 % wider, a rim of pixels
+    assert float(covered[~with_chip].max()) == 0.0

@@ -24,12 +24,14 @@ import numpy as np
 import numpy.typing as npt
 
 from floorman.core.cards import Card, full_deck
+from floorman.core.chips import ChipDenomination
 from floorman.datasets.effects import Effects, apply_effects
 from floorman.datasets.random_scene import random_sample
 from floorman.datasets.render import Renderer, RenderResult
 from floorman.datasets.render_dataset import TRAINING_OPTIONS, image_rng
 from floorman.datasets.scene import DetectorClass
 from floorman.datasets.textures import N_DECK_DESIGNS, card_face
+from floorman.datasets.textures.chips import chip_top
 
 logger = logging.getLogger(__name__)
 
@@ -180,10 +182,10 @@ def _placed(face: Image, *, width_px: float, angle: float, centre: tuple[float, 
     return np.asarray(matrix, dtype=np.float32)
 
 
-def composite_sample(rng: np.random.Generator, *, spec: PatchSpec) -> tuple[Image, int, int]:
+def composite_sample(rng: np.random.Generator, *, spec: PatchSpec, chips: bool = False) -> tuple[Image, int, int]:
     """One card face pasted on a plain table at a random size and angle, maybe partly under another card or a
-    round blob (a chip, a fingertip), through the camera effects; its jittered outline warped to the patch.
-    Returns the patch and the rank and suit ids."""
+    round blob (a chip, a fingertip), or with `chips` a casino chip lying on it, through the camera effects;
+    its jittered outline warped to the patch. Returns the patch and the rank and suit ids."""
     deck = full_deck()
     card = deck[int(rng.integers(len(deck)))]
     face = card_face(card, design=int(rng.integers(N_DECK_DESIGNS)), px_per_mm=_FACE_PPM)
@@ -197,49 +199,99 @@ def composite_sample(rng: np.random.Generator, *, spec: PatchSpec) -> tuple[Imag
     _paste(canvas, face, matrix)
     h, w = face.shape[:2]
     corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) @ matrix[:, :2].T + matrix[:, 2]
-    if rng.random() < 0.4:
-        _cover(canvas, rng, corners=corners, width_px=width_px)
+    if rng.random() < (0.5 if chips else 0.4):
+        _cover(canvas, rng, corners=corners, width_px=width_px, chips=chips)
     image = apply_effects(canvas, Effects.random(rng), rng=rng)
     patch = warp_patch(image, _jittered(corners, rng, fraction=float(rng.choice(_JITTER))), spec=spec)
     return patch, RANK_CODES.index(card.rank.code), SUIT_CODES.index(card.suit.value)
 
 
-def _cover(canvas: Image, rng: np.random.Generator, *, corners: FloatArray, width_px: float) -> None:
-    """Another card over one end of the card, or a round blob over one of its sides (a chip, a fingertip)."""
+def _cover(canvas: Image, rng: np.random.Generator, *, corners: FloatArray, width_px: float, chips: bool) -> None:
+    """Another card over one end of the card, a round blob over one of its sides (a fingertip), or with
+    `chips` (half the time) a casino chip lying on it, over its pips or an index (`_chip_on`)."""
     end = corners[:2].mean(axis=0) if rng.random() < 0.5 else corners[2:].mean(axis=0)
     side = corners[[0, 3]].mean(axis=0) if rng.random() < 0.5 else corners[[1, 2]].mean(axis=0)
-    if rng.random() < 0.5:
+    pick = rng.random()
+    if pick < (0.3 if chips else 0.5):
         deck = full_deck()
         other = card_face(deck[int(rng.integers(len(deck)))], design=int(rng.integers(N_DECK_DESIGNS)),
                           px_per_mm=_FACE_PPM)
         away = end + (end - corners.mean(axis=0)) * float(rng.uniform(0.55, 1.0))
         _paste(canvas, other, _placed(other, width_px=width_px, angle=float(rng.uniform(0, 360)),
                                       centre=(float(away[0]), float(away[1]))))
-    else:
+    elif not chips or pick < 0.5:
         colour = tuple(int(v) for v in rng.integers(0, 256, size=3))
         radius = max(2, round(width_px * float(rng.uniform(0.15, 0.35))))
         centre = side + (side - corners.mean(axis=0)) * float(rng.uniform(0.0, 0.6))
         cv2.circle(canvas, (round(float(centre[0])), round(float(centre[1]))), radius, colour, thickness=-1)
+    else:
+        _chip_on(canvas, rng, corners=corners, width_px=width_px)
+
+
+CHIP_TO_CARD = 39.0 / 63.5  # a casino chip's diameter over a poker card's width (reference/physical.md)
+_CHIP_BODIES = ("#f2f2f2", "#c81e28", "#1e8c3c", "#181818", "#1e50b4", "#6a2c91", "#e6c81e", "#e8781e",
+                "#9a9a9a", "#e07ab0", "#7a4a2a", "#20a0a0")  # white, red, green, black, blue, purple, ...
+
+
+def random_chip(rng: np.random.Generator, *, diameter_px: float) -> Image:
+    """The top face of a chip of a random colour (a common chip colour, shifted a little), with 0, 4, 6 or 8
+    edge spots (white mostly), turned at random: BGRA, `diameter_px` across."""
+    body = np.array([int(_CHIP_BODIES[int(rng.integers(len(_CHIP_BODIES)))][i:i + 2], 16) for i in (1, 3, 5)])
+    body = np.clip(body + rng.normal(0.0, 12.0, size=3), 0, 255).astype(int)
+    edge = (np.array([245, 245, 245]) if rng.random() < 0.7
+            else np.clip(255 - body + rng.normal(0.0, 30.0, size=3), 0, 255).astype(int))
+    denomination = ChipDenomination(value=int(rng.choice([1, 5, 25, 100, 500, 1000])),
+                                    colour="#{:02x}{:02x}{:02x}".format(*body),
+                                    edge_colour="#{:02x}{:02x}{:02x}".format(*edge),
+                                    edge_spots=int(rng.choice([0, 4, 6, 6, 8, 8])))
+    ppm = float(np.clip(diameter_px / 39.0, 0.2, 64.0))
+    top = np.array(chip_top(denomination, diameter_mm=39.0, px_per_mm=ppm))
+    size = top.shape[0]
+    turn = cv2.getRotationMatrix2D((size / 2.0, size / 2.0), float(rng.uniform(0.0, 360.0)), 1.0)
+    return np.asarray(cv2.warpAffine(top, turn, (size, size), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0)),
+                      dtype=np.uint8)
+
+
+def _chip_on(canvas: Image, rng: np.random.Generator, *, corners: FloatArray, width_px: float) -> None:
+    """A chip (or a short stack, its layers offset as a slanted view shows them) lying on the card, centred
+    anywhere over the card's face, with a soft shadow."""
+    u, v = float(rng.uniform(0.1, 0.9)), float(rng.uniform(0.08, 0.92))
+    top_edge = corners[0] + u * (corners[1] - corners[0])
+    bottom_edge = corners[3] + u * (corners[2] - corners[3])
+    centre = top_edge + v * (bottom_edge - top_edge)
+    chip = random_chip(rng, diameter_px=width_px * CHIP_TO_CARD * float(rng.uniform(0.9, 1.1)))
+    size = chip.shape[0]
+    layers = 1 if rng.random() < 0.7 else int(rng.integers(2, 5))
+    step = rng.normal(0.0, 0.02 * size, size=2)
+    shadow = np.zeros_like(chip)
+    shadow[..., 3] = (chip[..., 3] * float(rng.uniform(0.25, 0.5))).astype(np.uint8)
+    shadow = np.asarray(cv2.GaussianBlur(shadow, (0, 0), max(0.5, 0.05 * size)), dtype=np.uint8)
+    offset = rng.normal(0.0, 0.04 * size, size=2)
+    for layer, image in ((-1, shadow), *((k, chip) for k in range(layers))):
+        at = centre + (offset if layer < 0 else step * layer) - size / 2.0
+        matrix = np.array([[1.0, 0.0, at[0]], [0.0, 1.0, at[1]]], dtype=np.float32)
+        _paste(canvas, image, matrix)
 
 
 COMPOSITE_CHUNK = 500  # composite patches per cache file
 
 
-def build_composites(cache: Path, *, seed: int, count: int, spec: PatchSpec) -> list[Path]:
-    """`count` composite patches (rounded up to whole chunks), chunk k drawn from seed (`seed`, k) and cached
-    as its own file (skipped when saved)."""
-    return [_composite_chunk(cache, seed=seed, chunk=k, spec=spec) for k in range(-(-count // COMPOSITE_CHUNK))]
+def build_composites(cache: Path, *, seed: int, count: int, spec: PatchSpec, chips: bool = False) -> list[Path]:
+    """`count` composite patches (rounded up to whole chunks; with `chips`, casino chips among the covers),
+    chunk k drawn from seed (`seed`, k) and cached as its own file (skipped when saved)."""
+    return [_composite_chunk(cache, seed=seed, chunk=k, spec=spec, chips=chips)
+            for k in range(-(-count // COMPOSITE_CHUNK))]
 
 
-def _composite_chunk(cache: Path, *, seed: int, chunk: int, spec: PatchSpec) -> Path:
-    path = cache / f"composite_{seed}_{chunk:04d}.npz"
+def _composite_chunk(cache: Path, *, seed: int, chunk: int, spec: PatchSpec, chips: bool) -> Path:
+    path = cache / f"composite{'_chips' if chips else ''}_{seed}_{chunk:04d}.npz"
     if path.is_file():
         return path
     cache.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng([seed, chunk, 11])
     patches, ranks, suits = [], [], []
     for _ in range(COMPOSITE_CHUNK):
-        patch, rank, suit = composite_sample(rng, spec=spec)
+        patch, rank, suit = composite_sample(rng, spec=spec, chips=chips)
         patches.append(patch)
         ranks.append(rank)
         suits.append(suit)

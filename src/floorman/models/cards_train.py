@@ -6,7 +6,8 @@ whether the patch is a card face at all (sigmoid; trained on patches of face-dow
 button, and off outlines). It standardises each patch itself (exposure and white balance vary), so the
 exported graph takes raw pixels. Training draws each batch from the patch cache (`cards_data`) with
 augmentation: the card turned 180 degrees (indices sit in opposite corners), exposure, white balance, noise,
-blur and a covering blob on part of the card. Runs on one CPU thread by default; on CUDA when present.
+blur and a covering blob on part of the card; optionally (`chip_share`) a casino chip lying on the card, over
+its pips or an index. Runs on one CPU thread by default; on CUDA when present.
 
 The ONNX model carries its patch geometry as metadata (`floorman_patch`: "64,88,2"), which
 `floorman.vision.cards_cnn` reads, so training and inference cut patches alike.
@@ -20,12 +21,14 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 import torch
 from torch import nn
 from torch.nn import functional
 
 from floorman.models.cards_data import (
+    CHIP_TO_CARD,
     RANK_CODES,
     SUIT_CODES,
     PatchSpec,
@@ -33,6 +36,7 @@ from floorman.models.cards_data import (
     build_cache,
     build_composites,
     load_cache,
+    random_chip,
 )
 
 logger = logging.getLogger(__name__)
@@ -61,6 +65,8 @@ class CardTrainConfig:
     weight_decay: float = 1e-4
     threads: int = 1
     train_seed: int = 0
+    chip_share: float = 0.0  # patches given a chip lying on them in training (`augment`); 0.3 tried, see the card
+    composite_chips: bool = False  # casino chips among the composites' covers (`cards_data.composite_sample`)
     out: Path = DEFAULT_OUT
 
     def __post_init__(self) -> None:
@@ -110,12 +116,16 @@ class _Exported(nn.Module):
         return functional.softmax(rank, dim=1), functional.softmax(suit, dim=1), torch.sigmoid(face)
 
 
-def augment(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """(N, 3, H, W) float 0..255: random 180-degree turn, exposure and white balance, blur, noise, and one
-    covering blob (a flat colour) over part of one in three patches."""
+def augment(batch: torch.Tensor, generator: torch.Generator, *, chips: torch.Tensor | None = None,
+            chip_share: float = 0.0) -> torch.Tensor:
+    """(N, 3, H, W) float 0..255: random 180-degree turn, a chip from `chips` (`chip_bank`) lying on a share
+    `chip_share` of the patches, exposure and white balance, blur, noise, and one covering blob (a flat
+    colour) over part of one in three patches."""
     n = batch.shape[0]
     turn = torch.rand(n, generator=generator) < 0.5
     batch = torch.where(turn[:, None, None, None], batch.flip(2, 3), batch)
+    if chips is not None and chip_share > 0.0:
+        batch = _lay_chips(batch, generator, chips=chips, share=chip_share)
     gain = torch.exp(torch.randn(n, 1, 1, 1, generator=generator) * 0.25)
     balance = 1.0 + torch.randn(n, 3, 1, 1, generator=generator) * 0.08
     offset = torch.randn(n, 1, 1, 1, generator=generator) * 15.0
@@ -126,6 +136,46 @@ def augment(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     batch = batch * (1.0 - amount) + blurred * amount
     batch = batch + torch.randn(batch.shape, generator=generator) * torch.rand(n, 1, 1, 1, generator=generator) * 8.0
     return _cover(batch, generator).clamp(0.0, 255.0)
+
+
+def chip_bank(rng: np.random.Generator, *, count: int = 256, size: int = 48) -> torch.Tensor:
+    """`count` chip tops of random colours and edge spots (`cards_data.random_chip`), (count, 4, size, size):
+    BGR 0..255 premultiplied by the disc's alpha, and that alpha 0..1."""
+    chips = []
+    for _ in range(count):
+        chip = random_chip(rng, diameter_px=float(size))
+        chips.append(cv2.resize(chip, (size, size), interpolation=cv2.INTER_AREA) if chip.shape[0] != size else chip)
+    bank = torch.from_numpy(np.stack(chips).transpose(0, 3, 1, 2).copy()).float()
+    bank[:, 3] /= 255.0
+    bank[:, :3] *= bank[:, 3:4]
+    return bank
+
+
+def _lay_chips(batch: torch.Tensor, generator: torch.Generator, *, chips: torch.Tensor,
+               share: float) -> torch.Tensor:
+    """A chip (a card's width times `CHIP_TO_CARD` across, give or take 15 %) centred anywhere over the card
+    on a share `share` of the patches, over a soft shadow: a chip lying on the pips or an index."""
+    n, _, h, w = batch.shape
+    chosen = (torch.rand(n, generator=generator) < share).float().view(n, 1, 1, 1)
+    pick = torch.randint(len(chips), (n,), generator=generator)
+    diameter = w * CHIP_TO_CARD * (0.85 + 0.3 * torch.rand(n, generator=generator))
+    cx = w * (0.1 + 0.8 * torch.rand(n, generator=generator))
+    cy = h * (0.08 + 0.84 * torch.rand(n, generator=generator))
+
+    def place(dx: torch.Tensor, dy: torch.Tensor, grow: float) -> torch.Tensor:
+        d = diameter * grow
+        theta = torch.zeros(n, 2, 3)
+        theta[:, 0, 0], theta[:, 1, 1] = w / d, h / d
+        theta[:, 0, 2], theta[:, 1, 2] = (w / 2.0 - cx - dx) * 2.0 / d, (h / 2.0 - cy - dy) * 2.0 / d
+        grid = functional.affine_grid(theta, [n, 4, h, w], align_corners=False)
+        return functional.grid_sample(chips[pick], grid, padding_mode="zeros", align_corners=False)
+
+    shift = torch.randn(2, n, generator=generator) * diameter * 0.05
+    shadow = place(shift[0], shift[1], 1.08)[:, 3:4] * chosen
+    chip = place(torch.zeros(n), torch.zeros(n), 1.0)
+    alpha = chip[:, 3:4] * chosen
+    batch = batch * (1.0 - 0.4 * shadow)
+    return batch * (1.0 - alpha) + chip[:, :3] * chosen
 
 
 def _cover(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
@@ -188,6 +238,7 @@ def fit(net: CardNet, train: Samples, *, config: CardTrainConfig, device: torch.
     from step `_PLAN_AFTER` to the last. Returns the number of steps taken."""
     generator = torch.Generator().manual_seed(config.train_seed)
     order_rng = np.random.default_rng(config.train_seed)
+    chips = chip_bank(np.random.default_rng([config.train_seed, 1])) if config.chip_share > 0.0 else None
     optimizer = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     deadline = float("inf") if config.steps else time.monotonic() + 60.0 * config.minutes
     start, step, planned = time.monotonic(), 0, config.steps or 0
@@ -200,7 +251,8 @@ def fit(net: CardNet, train: Samples, *, config: CardTrainConfig, device: torch.
         for group in optimizer.param_groups:
             group["lr"] = float(lr)
         pick = order_rng.integers(0, len(train), size=config.batch)
-        batch = augment(_tensor(train.patches[pick]), generator).to(device)
+        batch = augment(_tensor(train.patches[pick]), generator, chips=chips, chip_share=config.chip_share)
+        batch = batch.to(device)
         rank = torch.from_numpy(train.rank[pick]).to(device)
         suit = torch.from_numpy(train.suit[pick]).to(device)
         loss = _loss(net, batch, rank, suit)
@@ -250,7 +302,8 @@ def train_cards(config: CardTrainConfig) -> tuple[Path, Evaluation]:
     val_paths = [p for p in paths if int(p.stem.rsplit("_", 1)[1]) >= first_val]
     train_paths = [p for p in paths if p not in val_paths]
     if config.composites:
-        train_paths += build_composites(config.cache, seed=config.composite_seed, count=config.composites, spec=spec)
+        train_paths += build_composites(config.cache, seed=config.composite_seed, count=config.composites, spec=spec,
+                                        chips=config.composite_chips)
     train = load_cache(train_paths, spec=spec)
     val = load_cache(val_paths, spec=spec)
     logger.info("training on %d patches (%d faces), validating on %d", len(train), int(train.is_face.sum()), len(val))
@@ -261,3 +314,4 @@ def train_cards(config: CardTrainConfig) -> tuple[Path, Evaluation]:
     logger.info("%d steps; held-out card accuracy %.4f on %d faces, face/not-face %.4f", steps,
                 result.card_accuracy, result.faces, result.face_accuracy)
     return export_onnx(net, config.out, spec=spec), result
+
