@@ -121,3 +121,14 @@ def test_chips_lie_on_the_asked_share_of_patches_at_a_chips_size() -> None:
     disc = np.pi / 4 * (spec.width * CHIP_TO_CARD) ** 2 / (spec.width * spec.height)  # a whole chip's share
     assert 0.5 * disc < float(covered[with_chip].max()) < 1.15**2 * disc + 0.03  # up to 15 % wider, a rim of pixels
     assert float(covered[~with_chip].max()) == 0.0
+
+
+def test_train_cards_takes_the_chip_options_and_names_a_bad_share(capsys: pytest.CaptureFixture[str]) -> None:
+    from floorman.cli import build_parser
+
+    args = build_parser().parse_args(["models", "train-cards", "--chip-share", "0.3", "--composite-chips"])
+    assert (args.chip_share, args.composite_chips) == (0.3, True)
+    assert build_parser().parse_args(["models", "train-cards"]).chip_share == 0.0
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["models", "train-cards", "--chip-share", "1.5"])
+    assert "--chip-share: expected a number from 0 to 1, got '1.5'" in capsys.readouterr().err
