@@ -19,6 +19,11 @@ class View:
     settings: CheckerSettings
     state: HandState
 
+    def chips_sure(self, *confidences: float) -> bool:
+        """Whether chip readings this sure may accuse anyone (`ledger_min_confidence`): counts a camera could not
+        make sure of move the record but prove nothing (D2, D3, B1 and every betting ruling of the hand)."""
+        return min(confidences, default=1.0) >= self.settings.ledger_min_confidence
+
 
 class Check:
     """A check reads some event types (or every event) and the actions they complete; it returns findings."""

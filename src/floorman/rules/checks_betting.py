@@ -21,11 +21,6 @@ from floorman.rules.params import SkippedPlayer, StringBetEffect
 from floorman.rules.state import HandAction, PendingPush, Street
 
 
-def chips_sure(view: View, *confidences: float) -> bool:
-    """Whether chip readings this sure may accuse anyone (`ledger_min_confidence`, as for D2/D3)."""
-    return min(confidences, default=1.0) >= view.settings.ledger_min_confidence
-
-
 def verify_string_bet(event: ChipsPushed, view: View, *, pending: PendingPush | None) -> Finding | None:
     """A8: the seat's trips so far (`pending`) go beyond the call, in more than one trip, with nothing declared."""
     if pending is None or not can_string_bet(pending, event=event, view=view):
@@ -56,10 +51,10 @@ def can_string_bet(pending: PendingPush, *, event: ChipsPushed, view: View) -> b
     return pending.in_before + pending.value > facing
 
 
-def verify_splash(event: ChipsPushed, view: View) -> Finding | None:
-    """B1: the chips came to rest in the pot, not in the seat's bet zone (not from unsure chip counts: a pot
-    misread as growing after a pick-up looks the same)."""
-    if event.landed_zone.startswith("bet_") or event.confidence < view.settings.ledger_min_confidence:
+def verify_splash(event: ChipsPushed) -> Finding | None:
+    """B1: the chips came to rest in the pot, not in the seat's bet zone (observe() has set aside pushes read
+    unsure: a pot misread as growing after a pick-up looks the same)."""
+    if event.landed_zone.startswith("bet_"):
         return None
     fr = (f"Siège {event.seat} : {event.value} en jetons lancés dans le pot ({event.landed_zone}) au lieu d'être "
           "posés à mi-chemin.")
@@ -206,10 +201,10 @@ class BettingChecks(Check):
             settled = verify_declaration_settles(event, view, raised=self._string_bets)
             return [] if settled is None else [settled]
         assert isinstance(event, ChipsPushed)
-        if not chips_sure(view, event.confidence, view.state.chip_doubt):
+        if not view.chips_sure(event.confidence, view.state.chip_doubt):
             return []  # the chips were read unsure: the push, and the hand's amounts, prove nothing
         pending = view.state.pending
-        candidates = (verify_string_bet(event, view, pending=pending), verify_splash(event, view),
+        candidates = (verify_string_bet(event, view, pending=pending), verify_splash(event),
                       verify_out_of_turn_push(event, pending))
         found = [f for f in candidates if f is not None and enabled(view, f.rule)]
         self._string_bets.update(f.key for f in found if f.rule is RuleId.STRING_BET)
@@ -218,7 +213,7 @@ class BettingChecks(Check):
     def on_actions(self, actions: tuple[HandAction, ...], view: View) -> list[Finding]:
         found: list[Finding] = []
         for action in actions:
-            if not chips_sure(view, action.confidence):
+            if not view.chips_sure(action.confidence):
                 continue
             found.extend(verify_allin_below_big_blind(action, verify_ruled_action(action), view=view))
             if action.out_of_turn and action.trips == 0:
@@ -251,7 +246,7 @@ class SkippedPlayerCheck(Check):
         state = view.state
         found: list[Finding] = []
         for action in actions:
-            if not chips_sure(view, action.confidence):
+            if not view.chips_sure(action.confidence):
                 continue  # the turn order rests on amounts read unsure
             for seat, skipped in list(self._skipped.items()):
                 if (seat == action.seat or skipped.hand != action.hand or skipped.street is not action.street

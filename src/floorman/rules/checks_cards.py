@@ -29,7 +29,7 @@ _STREET_STARTS = {0: ("le flop", "the flop"), 3: ("le turn", "the turn"), 4: ("l
 def verify_premature_card(event: CardDealt, view: View) -> Finding | None:
     """E2: the card came while the betting round was still open."""
     state = view.state
-    if not state.card_while_round_open or state.chip_doubt < view.settings.ledger_min_confidence:
+    if not state.card_while_round_open or not view.chips_sure(state.chip_doubt):
         return None  # (the round's state rests on the hand's amounts; read unsure, they prove nothing)
     what = ("carte brûlée", "burn card") if event.to_zone == "muck" else ("carte du tableau", "board card")
     actor = state.actor

@@ -85,7 +85,7 @@ def verify_rail_crossing(event: RailCrossing, view: View) -> Finding | None:
     """D2 / D3: chips crossed the rail at a seat, onto the table or off it."""
     if event.objects != "chips" or (event.value <= 0 and not event.chips):
         return None
-    if event.confidence < view.settings.ledger_min_confidence:
+    if not view.chips_sure(event.confidence):
         return None  # the stack's count was unsure: its change proves nothing
     refs = view.book.parameters.outside_chips_sanction.cite
     seat = event.seat
@@ -149,7 +149,7 @@ class ChipLedgerCheck(Check):
             else:
                 self._take(event.value, any_source=True)
         elif isinstance(event, ZoneChips):
-            self._zone(event, trusted=event.confidence >= view.settings.ledger_min_confidence)
+            self._zone(event, trusted=view.chips_sure(event.confidence))
         if self._transit or self._deficits:
             found.extend(self._expired(event, view))
         return found
