@@ -12,6 +12,7 @@ face-down card at rest on the deck zone) is no card of the deck zone's content.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from floorman.core.events import CardDealt, ZoneCards
 from floorman.core.geometry import as_points, distance_to_boundary
@@ -77,27 +78,30 @@ class CardDeriver(ZoneDeriver[CardContent]):
     def _reacquires(self, track: Track, current: list[Track]) -> bool:
         """Whether a new track is a card already placed, lost for a moment and found again where it lay (not a new
         card: a board card found again is not dealt twice)."""
-        seen_now = {t.id for t in current}
-        for lost in self.tracker.tracks.values():
-            if lost.id in seen_now or PLACED not in lost.marks or CONTINUED in lost.marks:
-                continue
-            if lost.distance_to(track.position) <= self.config.still_mm * 2:
-                lost.marks.add(CONTINUED)
-                return True
-        return False
+        return self._takes_over(track, current, mark=PLACED, reach=lambda _lost: self.config.still_mm * 2)
 
     def _continues_flight(self, track: Track, current: list[Track]) -> bool:
         """Whether a new track is a card from the stub, lost in flight a moment ago within reach of here."""
+        def reach(lost: Track) -> float:
+            gap = track.first_t - lost.last_t
+            if PLACED in lost.marks or not 0 < gap <= self.config.flight_gap_s:
+                return -1.0
+            return self.config.flight_speed_mm_s * gap + self.config.match_mm
+
+        return self._takes_over(track, current, mark=FROM_DECK, reach=reach)
+
+    def _takes_over(self, track: Track, current: list[Track], *, mark: str,
+                    reach: Callable[[Track], float]) -> bool:
+        """Whether a new track continues the nearest unseen track marked `mark` within `reach` of it (mm; negative:
+        out of reach); that one is then marked CONTINUED so that no other track takes it over."""
         seen_now = {t.id for t in current}
         best: Track | None = None
         best_d = math.inf
         for lost in self.tracker.tracks.values():
-            gap = track.first_t - lost.last_t
-            if lost.id in seen_now or FROM_DECK not in lost.marks or lost.marks & {PLACED, CONTINUED} \
-                    or not 0 < gap <= self.config.flight_gap_s:
+            if lost.id in seen_now or mark not in lost.marks or CONTINUED in lost.marks:
                 continue
             d = lost.distance_to(track.position)
-            if d <= self.config.flight_speed_mm_s * gap + self.config.match_mm and d < best_d:
+            if d <= reach(lost) and d < best_d:
                 best, best_d = lost, d
         if best is None:
             return False
