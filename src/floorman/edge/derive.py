@@ -57,6 +57,8 @@ class DeriveConfig(BaseModel):
     covered_below: float = Field(default=0.9, gt=0, le=1, description="A stack zone seen less than this share "
                                  "uncovered is covered.")
     cover_min_s: float = Field(default=1.0, ge=0, description="Seconds a cover must last to be reported.")
+    same_card_mm: float = Field(default=35.0, gt=0, description="A new card track this close to a placed card (seen "
+                                "now, or lost a moment ago) is that card again, not a card dealt.")
     deck_mm: float = Field(default=150.0, ge=0, description="A card first seen this close to the deck zone came "
                            "from the stub.")
     flight_gap_s: float = Field(default=0.2, ge=0, description="A card from the stub lost in flight for at most "

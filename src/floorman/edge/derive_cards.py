@@ -5,8 +5,12 @@ there for now; it must settle before it counts. A card whose track began on or n
 the stub; the first time it settles in a zone (a hole zone, the board, the muck as a burn card, or face up on
 the deck as a rabbit card) it is dealt. A dealt card flies faster than a tracker links from one frame to the
 next, so a card from the stub lost in flight continues as the next new card track that appears within reach of
-where it was lost (`flight_gap_s`, `flight_speed_mm_s`). The stub itself (a pile read as many cards, or a
-face-down card at rest on the deck zone) is no card of the deck zone's content.
+where it was lost (`flight_gap_s`, `flight_speed_mm_s`); one first seen near the stub that then moves towards
+it came from elsewhere (folded cards slid past the deck to the muck beyond it). A new track within
+`same_card_mm` of a placed card is that card again, not a card dealt: found again where it lay, or a second box
+on it while it is seen (a card partly covered by a hand is read as its uncovered part). The stub itself (a pile
+read as many cards, or a face-down card at rest on the deck zone), seen or hidden under a hand, is no card of the
+deck zone's content.
 """
 
 from __future__ import annotations
@@ -15,9 +19,9 @@ import math
 from collections.abc import Callable
 
 from floorman.core.events import CardDealt, ZoneCards
-from floorman.core.geometry import as_points, distance_to_boundary
+from floorman.core.geometry import as_points, distance_to_boundary, points_in_polygon
 from floorman.core.layout import TableLayout, ZoneKind
-from floorman.core.table_state import SeenCard, TableState
+from floorman.core.table_state import PointMm, SeenCard, TableState
 from floorman.edge.derive import DeriveConfig, Emitter, zone_seat
 from floorman.edge.derive_hands import HandDeriver, ZoneDeriver
 from floorman.edge.derive_track import Track
@@ -44,6 +48,19 @@ class CardDeriver(ZoneDeriver[CardContent]):
         return track.zone in self._settle and track.rest_zone == track.zone and self.hands.near(track.position,
                                                                                        self.config.cover_mm)
 
+    def _towards_deck(self, track: Track) -> bool:
+        """Whether a card first seen near the stub then moved towards it: a card from elsewhere passing by (folded
+        cards slid across the table to a muck beyond the deck), not one leaving the stub."""
+        before, now = self._deck_distance(track.first_position), self._deck_distance(track.position)
+        return now < before - self.config.still_mm
+
+    def _deck_distance(self, point: PointMm) -> float:
+        """Millimetres from `point` to the deck zone (0 inside it)."""
+        where = as_points([point])
+        if points_in_polygon(where, self._deck)[0]:
+            return 0.0
+        return float(distance_to_boundary(where, self._deck)[0])
+
     def _from_deck(self, track: Track) -> bool:
         if track.first_zone == "deck":
             return True
@@ -54,15 +71,19 @@ class CardDeriver(ZoneDeriver[CardContent]):
         current, _ = self.tracker.update(state.cards, frame=state.frame, t=state.t, hidden=self._hidden)
         contents: dict[str, list[Track]] = {name: [] for name in self.zones}
         for track in current:
-            if track.observations == 1 and self._reacquires(track, current):
+            if track.observations == 1 and self._doubles(track, current):
                 track.marks.add(PLACED)
             elif track.observations == 1 and (self._from_deck(track) or self._continues_flight(track, current)):
                 track.marks.add(FROM_DECK)
                 self.last_from_deck = state.t
+            elif track.observations == 1 and self._reacquires(track, current):
+                track.marks.add(PLACED)
+            elif track.observations == 2 and FROM_DECK in track.marks and self._towards_deck(track):
+                track.marks.discard(FROM_DECK)
             if track.still and track.zone in contents and not self._is_stub(track):
                 contents[track.zone].append(track)
         for track in self.tracker.unseen(current):
-            if track.zone in contents and self._hidden(track):
+            if track.zone in contents and self._hidden(track) and not self._is_stub(track):
                 contents[track.zone].append(track)
         dealt = 0
         for name in self.zones:
@@ -75,10 +96,16 @@ class CardDeriver(ZoneDeriver[CardContent]):
                 dealt += self._commit(name, tracks, announce=not first or bool(tracks))
         return dealt
 
+    def _doubles(self, track: Track, current: list[Track]) -> bool:
+        """Whether a new track is a second box on a placed card seen now (a card partly covered by a hand is read as
+        its uncovered part, a box of its own)."""
+        return any(other.id != track.id and PLACED in other.marks
+                   and other.distance_to(track.position) <= self.config.same_card_mm for other in current)
+
     def _reacquires(self, track: Track, current: list[Track]) -> bool:
         """Whether a new track is a card already placed, lost for a moment and found again where it lay (not a new
         card: a board card found again is not dealt twice)."""
-        return self._takes_over(track, current, mark=PLACED, reach=lambda _lost: self.config.still_mm * 2)
+        return self._takes_over(track, current, mark=PLACED, reach=lambda _lost: self.config.same_card_mm)
 
     def _continues_flight(self, track: Track, current: list[Track]) -> bool:
         """Whether a new track is a card from the stub, lost in flight a moment ago within reach of here."""

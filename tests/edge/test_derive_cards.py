@@ -1,0 +1,97 @@
+"""Card derivation against what the vision really gives: second boxes on covered cards, folded cards sliding
+past the stub, the stub under the dealer's hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from floorman.core.events import EventBase
+from floorman.core.table_state import TableState
+from floorman.edge.derive import DeriveConfig, EventDeriver
+from tests.edge.derive_helpers import LAYOUT, Scene, card, centre, hand
+
+
+def run(deriver: EventDeriver, states: list[TableState]) -> list[EventBase]:
+    return [event for state in states for event in deriver.update(state)]
+
+
+def dealt(events: list[EventBase]) -> list[tuple[object, object]]:
+    return [(d["to_zone"], d["card"]) for e in events if (d := e.model_dump())["type"] == "card_dealt"]
+
+
+@pytest.fixture
+def deriver() -> EventDeriver:
+    return EventDeriver(LAYOUT, table_id="t1", camera_id="c1")
+
+
+def with_stub() -> Scene:
+    return Scene(cards={1: card("deck", track=1, count=40, at=centre("deck"))})
+
+
+def test_a_second_box_on_a_placed_card_is_not_a_card_dealt(deriver: EventDeriver) -> None:
+    # A hand covering the top of a board card: the vision reads its uncovered part as a box of its own (a new
+    # track, 25 mm off, its index misread) while the card itself is still seen.
+    scene = with_stub()
+    run(deriver, scene.frames(5))
+    scene.cards[8] = card("board", track=8, face_up=True, identity="2D", at=centre("board"))
+    events = run(deriver, scene.frames(10))
+    scene.cards[9] = card("board", track=9, face_up=True, identity="AH", at=centre("board", 0, 25))
+    events += run(deriver, scene.frames(10))
+    assert dealt(events) == [("board", "2D")]
+
+
+def test_a_card_placed_beside_another_is_dealt(deriver: EventDeriver) -> None:
+    scene = with_stub()
+    run(deriver, scene.frames(5))
+    scene.cards[8] = card("board", track=8, face_up=True, identity="2D", at=centre("board"))
+    events = run(deriver, scene.frames(10))
+    scene.cards[9] = card("board", track=9, face_up=True, identity="AH", at=centre("board", 70))
+    events += run(deriver, scene.frames(10))
+    assert dealt(events) == [("board", "2D"), ("board", "AH")]
+
+
+def test_the_reach_of_a_placed_card_is_a_setting() -> None:
+    narrow = EventDeriver(LAYOUT, table_id="t1", camera_id="c1", config=DeriveConfig(same_card_mm=10.0))
+    scene = with_stub()
+    run(narrow, scene.frames(5))
+    scene.cards[8] = card("board", track=8, face_up=True, identity="2D", at=centre("board"))
+    scene.cards[9] = card("board", track=9, face_up=True, identity="AH", at=centre("board", 0, 25))
+    assert dealt(run(narrow, scene.frames(10))) == [("board", "2D"), ("board", "AH")]
+
+
+def slide(scene: Scene, deriver: EventDeriver, *, track: int, xs: list[float]) -> list[EventBase]:
+    """A face-down card moving along y = -400 through the x positions given, one per frame, then resting in the
+    muck."""
+    events: list[EventBase] = []
+    for x in xs:
+        zone = LAYOUT.zone_names_at(np.array([[x, -400.0]]))[0]
+        scene.cards[track] = card(zone, track=track, at=(x, -400.0))
+        events += run(deriver, scene.frames(1))
+    scene.cards[track] = card("muck", track=track, at=centre("muck"))
+    return events + run(deriver, scene.frames(10))
+
+
+def test_folded_cards_sliding_past_the_stub_to_the_muck_are_no_burn(deriver: EventDeriver) -> None:
+    # The muck lies beyond the deck: a fold from seat 1 is first seen just short of the stub, within the reach
+    # that makes a card "from the stub", and moves towards it.
+    scene = with_stub()
+    run(deriver, scene.frames(5))
+    events = slide(scene, deriver, track=30, xs=[-290.0, -240.0, -150.0, -60.0, 40.0, 120.0])
+    assert dealt(events) == []
+
+
+def test_a_burn_card_leaving_the_stub_for_the_muck_is_dealt(deriver: EventDeriver) -> None:
+    scene = with_stub()
+    run(deriver, scene.frames(5))
+    events = slide(scene, deriver, track=30, xs=[-100.0, -40.0, 40.0, 120.0])
+    assert dealt(events) == [("muck", None)]
+
+
+def test_the_stub_under_the_dealers_hand_is_no_card_of_the_deck_zone(deriver: EventDeriver) -> None:
+    scene = with_stub()
+    events = run(deriver, scene.frames(10))
+    scene.hands[50] = hand(centre("deck", 10), "deck", track=50)
+    del scene.cards[1]  # the hand covers the stub
+    events += run(deriver, scene.frames(20))
+    assert [e.model_dump()["zone"] for e in events if e.model_dump()["type"] == "zone_cards"] == []
