@@ -1,0 +1,59 @@
+"""The chips under the top one, read from the stack's side: edge spots are not chips of their colour."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from floorman.vision.chips import ChipRecogniser, _lower_chip, spot_aliases
+from floorman.vision.chips_geometry import BOX_SIGMA_PX
+from tests.vision.test_chips import CHIPSET, VALUES, exact_table_camera, render_chips, tilted_camera
+
+WHITE, RED, GREEN, BLACK, BLUE = range(5)  # indices of the default set: 25, 100, 500, 1K, 5K
+
+
+def test_the_denominations_whose_body_has_the_colour_of_the_tops_spots() -> None:
+    assert VALUES == (25, 100, 500, 1000, 5000)
+    assert spot_aliases(CHIPSET, 100) == [WHITE]  # red with white spots
+    assert spot_aliases(CHIPSET, 5000) == [WHITE]  # blue with white spots
+    assert spot_aliases(CHIPSET, 25) == [BLUE]  # white with blue spots
+
+
+def votes(**shares: int) -> np.ndarray:
+    counts = np.zeros(5)
+    for name, n in shares.items():
+        counts[{"white": WHITE, "red": RED, "green": GREEN, "black": BLACK, "blue": BLUE}[name]] = n
+    return counts
+
+
+@pytest.mark.parametrize(("counts", "expected"), [
+    (votes(white=10), RED),  # all spots: a red chip seen where its spots are
+    (votes(white=6, red=4), RED),
+    (votes(white=3, green=7), GREEN),  # a green chip (its own spots white too) under the red top
+    (votes(red=7, green=3), RED),  # not most votes
+    (votes(white=8, green=2), RED),  # most of the votes left, but too few of all
+])
+def test_a_lower_chip_changes_denomination_only_on_its_body_colour(counts: np.ndarray, expected: int) -> None:
+    assert _lower_chip(counts, top=RED, spots=spot_aliases(CHIPSET, 100)) == expected
+
+
+def test_a_one_colour_stack_whose_side_shows_is_read_as_one_colour() -> None:
+    # Sides of ~4 px per chip: the red chips' white spots once read as white 25 chips under the top.
+    camera = tilted_camera(size=(1920, 1440))
+    stacks = [(100,) * 6, (5000,) * 8, (500,) * 5]
+    rendered = render_chips(stacks, camera=camera, seed=3)
+    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX)
+    read = {o.chips: recogniser.read(rendered.image, o.box) for o in rendered.chips}
+    assert len(read) == 3
+    for chips, reading in read.items():
+        assert reading.px_per_chip >= 2.5
+        assert reading.denominations == chips
+
+
+def test_a_mixed_stack_whose_side_shows_is_read_chip_by_chip() -> None:
+    camera = tilted_camera(size=(1920, 1440))
+    stacks = [(500, 500, 500, 100, 100, 100), (1000, 1000, 1000, 1000, 5000, 5000)]
+    rendered = render_chips(stacks, camera=camera, seed=4)
+    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX)
+    for o in rendered.chips:
+        assert recogniser.read(rendered.image, o.box).denominations == o.chips
