@@ -39,6 +39,7 @@ from floorman.core.geometry import FloatArray
 from floorman.vision.chips_colour import Bgr, ColourMatch, TopColours, classify_side, match_top
 from floorman.vision.chips_geometry import CAMERA_HEIGHTS_MM, Box, StackFit, TableCamera, fit_stack
 from floorman.vision.chips_refine import count_from_silhouette, refine_silhouette
+from floorman.vision.chips_seams import MIN_PX_PER_CHIP, seam_log_evidence
 
 logger = logging.getLogger(__name__)
 
@@ -146,8 +147,13 @@ class ChipRecogniser:
         # is read off the same edges and is off by more than its sigma says (measured: with it, counts of 0.8+
         # confidence were right less often), so the edges alone count.
         box_evidence = fit.log_likelihood if self.box_sigma_px < DETECTOR_BOX_SIGMA_PX else ()
+        seams = None
+        if fit.px_per_chip >= MIN_PX_PER_CHIP:  # the side's seams count the chips too (`chips_seams`)
+            seams = seam_log_evidence(image, self.camera, base_px=silhouette.base_px, top_px=silhouette.top_px,
+                                      radius_mm=self.chipset.diameter_mm / 2.0, max_count=self.max_count)
         return count_from_silhouette(self.camera, silhouette, thickness_mm=self.chipset.thickness_mm,
-                                     max_count=self.max_count, alternatives=self.alternatives, box=box_evidence)
+                                     max_count=self.max_count, alternatives=self.alternatives,
+                                     box=_summed(box_evidence, seams))
 
     def _match(self, image: Image, discs: list[FloatArray], *, sure: float) -> ColourMatch | None:
         """The best colour match over the candidate top discs (the first one alone when its match is `sure`)."""
@@ -216,6 +222,15 @@ class ChipRecogniser:
             agreeing = counts[chosen] + (counts[spots].sum() if chosen == top else 0.0)
             agree.append(float(agreeing / seen.size))
         return tuple(chips), float(np.mean(agree))
+
+
+def _summed(evidence: tuple[float, ...], more: FloatArray | None) -> tuple[float, ...]:
+    """Two log-likelihoods of the same counts added (either may be missing)."""
+    if more is None:
+        return evidence
+    if not evidence:
+        return tuple(float(v) for v in more)
+    return tuple(float(a + b) for a, b in zip(evidence, more, strict=True))
 
 
 def spot_aliases(chipset: ChipSet, top_value: int) -> list[int]:
