@@ -1,6 +1,6 @@
 """A stack's count from the seams of its side: evidence to add to its silhouette's.
 
-Where a stack's side shows a pixel and a half or more per chip, the chips' seams and edge spots make its side
+Where a stack's side shows two pixels or more per chip, the chips' seams and edge spots make its side
 periodic along the stack's axis: sampled on a few lines from the base's rim to the top's rim (the silhouette's
 measured centres, so a lean is followed), a stack of n chips shows n cycles. The power of the side's profile at
 each whole number of cycles is evidence for that count, independent of the camera's height and of the stack's
@@ -8,7 +8,7 @@ lean, which is what limits the count from the offset alone (`chips_refine`). It 
 log-likelihood with a weight that keeps the count's confidence calibrated (`benchmarks/chips.py --size 3840x2160`,
 detector boxes, seed 94035 / fresh seed 94038: count exact 76.7 -> 77.3 % / 70.4 -> 74.6 %, counts given
 confidence >= 0.8 28 -> 40 % / 20 -> 32 % of stacks, 95.4 / 93.5 % of those exact; truth boxes 84.8 -> 85.4 % /
-78.1 -> 79.9 %; twice the weight read more counts right on truth boxes but only 91 % of its >= 0.8 ones). At
+78.1 -> 79.9 %; with twice the weight, only 91 % of the detector boxes' >= 0.8 counts were exact). At
 1280x720 few sides show 2 px per chip: unchanged there.
 """
 
