@@ -2,7 +2,7 @@
 detector's boxes.
 
     .venv/bin/python benchmarks/chips.py [--frames 60] [--seed 93001] [--size 1280x720] [--model M] [--no-detector]
-                                         [--no-refine]
+                                         [--no-refine] [--chipset CHIPSET.yaml]
 
 Each frame is a random training-style scene (`datasets.random_sample`, camera effects on) drawn from
 `SeedSequence(seed, spawn_key=(i,))`; use seeds never used for anything else. The calibration is exact (fitted on
@@ -46,13 +46,14 @@ from floorman.datasets.camera import Camera
 from floorman.datasets.effects import Effects
 from floorman.datasets.random_scene import random_sample
 from floorman.datasets.render import ObjectTruth, Renderer
+from floorman.datasets.render_cli import parse_size
 from floorman.datasets.render_dataset import TRAINING_OPTIONS
 from floorman.datasets.scene import DetectorClass
 from floorman.vision.calibration import Calibration, PointPair, calibrate_from_points
 from floorman.vision.chips import ChipRecogniser
 from floorman.vision.chips_geometry import BOX_SIGMA_PX
 from floorman.vision.detections import Detections
-from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, create_detector
+from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, box_iou, create_detector
 from floorman.vision.table_state import TableStateBuilder
 
 NAMES = {c.value: c.label for c in DetectorClass}
@@ -129,11 +130,8 @@ def score_zones(tally: Tally, key: str, truth: dict[str, int], state: TableState
 
 
 def iou(a: tuple[float, ...], b: np.ndarray) -> np.ndarray:
-    x1, y1 = np.maximum(a[0], b[:, 0]), np.maximum(a[1], b[:, 1])
-    x2, y2 = np.minimum(a[2], b[:, 2]), np.minimum(a[3], b[:, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = (a[2] - a[0]) * (a[3] - a[1]) + (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]) - inter
-    return inter / np.maximum(area, 1e-9)
+    """IoU of box `a` against boxes `b` (N, 4)."""
+    return box_iou(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))[0]
 
 
 @dataclass(frozen=True)
@@ -185,7 +183,7 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
     chips = [o for o in result.objects if o.cls == DetectorClass.CHIP and o.box[2] > o.box[0] and o.box[3] > o.box[1]]
     calibration = exact_calibration(camera, scene.layout)
     truth_zones = zone_truth(chips)
-    chipset: ChipSet = scene.chipset
+    chipset: ChipSet = args.chipset or scene.chipset  # what the recogniser reads with (the scene is drawn with its own)
     for key, height in (("homography", None), ("height", float(camera.eye[2]))):
         builder = TableStateBuilder(TruthNames(), scene.layout, calibration, chipset, None, None,
                                     camera_height_mm=height)
@@ -225,11 +223,6 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
     score_zones(tally, "detector boxes:", truth_zones, state)
 
 
-def parse_size(text: str) -> tuple[int, int]:
-    w, h = text.lower().split("x")
-    return int(w), int(h)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--frames", type=int, default=60)
@@ -238,6 +231,8 @@ def main() -> int:
     parser.add_argument("--min-visible", type=float, default=0.9)
     parser.add_argument("--model", type=Path, help="ONNX detector (default: the shipped INT8 model)")
     parser.add_argument("--no-detector", action="store_true", help="truth boxes only")
+    parser.add_argument("--chipset", type=ChipSet.load, help="read with this chip set (e.g. one `floorman chips "
+                        "calibrate` learned from other frames); the frames are drawn with the shipped one")
     parser.add_argument("--no-refine", action="store_true",
                         help="counts from the boxes alone (no silhouette fitted to the image's edges)")
     args = parser.parse_args()

@@ -8,10 +8,11 @@ import pytest
 from floorman.core.chips import ChipSet
 from floorman.core.layout import TableLayout
 from floorman.datasets.camera import Camera
+from floorman.datasets.effects import Effects
 from floorman.datasets.render import ObjectTruth, Renderer
 from floorman.datasets.scene import ChipStack, DetectorClass, Lighting, Scene
-from floorman.vision.chips import ChipRecogniser
-from floorman.vision.chips_colour import TopColours, match_top, nominal_bgr
+from floorman.vision.chips import ChipRecogniser, box_discs
+from floorman.vision.chips_colour import TopColours, match_top, nominal_bgr, scene_light
 from floorman.vision.chips_geometry import BOX_SIGMA_PX, TableCamera, fit_stack
 
 CHIPSET = ChipSet.default()
@@ -154,8 +155,8 @@ def test_bad_box_is_refused() -> None:
 
 
 def test_without_a_camera_stack_tops_are_mostly_read() -> None:
-    """The top disc is looked for at the centre and both ends of an elongated box; a blue stack's white-spotted
-    side can pass for a white chip's top (known confusion), so one miss in five is allowed."""
+    """The top disc is looked for in the box's corners (and as seen from over the image's centre); a blue stack's
+    white-spotted side can pass for a white chip's top (known confusion), so one miss in five is allowed."""
     stacks: list[tuple[int, ...]] = [(100,) * 3, (500,) * 6, (1000,) * 8, (25,) * 10, (5000,) * 12]
     rendered = render_chips(stacks, camera=tilted_camera(tilt_deg=25.0), seed=93103)
     recogniser = ChipRecogniser(CHIPSET)
@@ -166,3 +167,80 @@ def test_without_a_camera_stack_tops_are_mostly_read() -> None:
         assert reading.count == 1 and reading.count_confidence == 0.0
         right += reading.top == truth.chips[-1]
     assert len(rendered.chips) == 5 and right >= 4
+
+
+def _disc_centre_and_size(disc: np.ndarray, radius_mm: float) -> tuple[float, float, float, float]:
+    width, height = 2.0 * radius_mm * float(disc[0, 0]), 2.0 * radius_mm * float(disc[1, 1])
+    return float(disc[0, 2]), float(disc[1, 2]), width, height
+
+
+def test_box_discs_place_a_stack_top_away_from_the_image_centre() -> None:
+    """A 40 px disc swept 30 px right and 10 px down (a stack right of and below the centre, seen from over it):
+    with the image's size one candidate is that disc, at the box's far end; corners hold circles at most as wide
+    as the box is narrow."""
+    radius = CHIPSET.diameter_mm / 2.0
+    size = (1280, 720)
+    centre = (640.0 + 300.0, 360.0 + 100.0)  # top disc centre = base centre + (30, 10)
+    base = (centre[0] - 30.0, centre[1] - 10.0)
+    box = (base[0] - 20.0, base[1] - 20.0, centre[0] + 20.0 + 1.0, centre[1] + 20.0 + 1.0)
+    plain = [_disc_centre_and_size(d, radius) for d in box_discs(box, radius)]
+    placed = [_disc_centre_and_size(d, radius) for d in box_discs(box, radius, image_size=size)]
+    assert len(placed) == len(plain) + 1
+    found = [p for p in placed if p not in plain]
+    assert np.allclose(found[0], (centre[0], centre[1], 40.0, 40.0), atol=1e-6)
+    narrow = min(box[2] - box[0], box[3] - box[1]) - 1.0
+    assert all(max(w, h) <= narrow + 1e-9 for _, _, w, h in plain[1:])
+
+
+def test_box_discs_of_a_chip_cut_by_the_border_reach_out_of_the_image() -> None:
+    radius = CHIPSET.diameter_mm / 2.0
+    box = (0.0, 100.0, 26.0, 141.0)  # a 40 px chip, 14 px of it left of the image
+    placed = [_disc_centre_and_size(d, radius) for d in box_discs(box, radius, image_size=(640, 480))]
+    assert any(np.allclose(p, (5.0, 120.0, 40.0, 40.0)) for p in placed), placed
+
+
+def test_a_chip_cut_by_the_border_is_read_without_a_camera() -> None:
+    """Single chips rendered, then each image cut so a third of its chip lies outside: the box ends at the border."""
+    rendered = render_chips([(v,) for v in VALUES], camera=tilted_camera(tilt_deg=0.0, hfov=25.0), seed=93104)
+    recogniser = ChipRecogniser(CHIPSET)
+    right = 0
+    for truth in rendered.chips:
+        x1, y1, x2, y2 = truth.box
+        cut = round(x1 + (x2 - x1) / 3.0)
+        image = np.ascontiguousarray(rendered.image[:, cut:])
+        reading = recogniser.read(image, (0.0, y1, x2 - cut, y2))
+        assert truth.chips is not None
+        right += reading.top == truth.chips[-1]
+    assert len(rendered.chips) == len(VALUES) and right == len(VALUES)
+
+
+def test_scene_light_is_the_colour_of_the_brightest_unclipped_pixels() -> None:
+    gains = np.array([0.8, 1.0, 1.25])  # B, G, R: a warm light
+    image = np.full((200, 300, 3), 90, np.uint8)
+    image[:40, :45] = np.round(np.array([240.0, 244.0, 244.0]) * gains * 0.75).astype(np.uint8)  # white print, 3 %
+    image[100:110, 100:130] = (255, 120, 255)  # clipped highlight: not the light's colour
+    light = scene_light(image)
+    assert light is not None
+    expected = np.log(gains) - np.log(gains).mean()
+    assert np.allclose(light, expected, atol=0.02), (light, expected)
+    assert scene_light(np.full((40, 40, 3), 255, np.uint8)) is None  # everything clipped
+
+
+def test_the_frames_light_tells_black_chips_under_cool_light_from_blue_ones() -> None:
+    """Small black and blue chips under cool light, with the camera's white balance off the same way, blurred and
+    JPEG-compressed: alone each chip's light is unknown (half of them are misread that way); the frame's white
+    print tells it."""
+    scene = Scene(layout=TableLayout.default(), chipset=CHIPSET,
+                  lighting=Lighting(colour_temperature_k=6500.0, shadow_strength=0.3))
+    for i in range(10):
+        scene.chips.append(ChipStack(id=i + 1, x=(i % 5 - 2) * 90.0, y=(i // 5 - 0.5) * 90.0,
+                                     chips=((1000,), (5000,))[i % 2], angle_deg=17.0 * i))
+    effects = Effects(colour_temperature_k=6500.0, jpeg_quality=60, focus_blur_sigma_px=1.0, noise_sigma=2.0)
+    result = Renderer(tilted_camera(tilt_deg=0.0, hfov=55.0)).render(scene, effects=effects,
+                                                                     rng=np.random.default_rng(5))
+    chips = [o for o in result.objects if o.cls == DetectorClass.CHIP]
+    assert len(chips) == 10 and max(o.box[2] - o.box[0] for o in chips) < 25
+    recogniser = ChipRecogniser(CHIPSET)
+    for truth in chips:
+        assert truth.chips is not None
+        assert recogniser.read(result.image, truth.box).top == truth.chips[-1], truth.chips

@@ -102,3 +102,26 @@ def test_cli_refuses_unknown_values(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="no denomination 7"):
         args.handler(args)
+
+
+def test_boxes_of_stacks_seen_from_the_side_are_not_learned_from() -> None:
+    """A tilted camera sees 8-chip stacks' sides: their boxes are long, and where their tops lie is not known."""
+    rendered = render_chips([(v,) * 8 for v in VALUES] + [(v,) for v in VALUES], camera=tilted_camera(tilt_deg=35.0),
+                            seed=93205)
+    boxes = [o.box for o in rendered.chips]
+    long = [b for b in boxes if max(b[2] - b[0], b[3] - b[1]) > 1.15 * min(b[2] - b[0], b[3] - b[1])]
+    assert len(long) >= 4
+    assert len(chip_tops([(rendered.image, boxes)], radius_mm=19.5)) == len(boxes) - len(long)
+
+
+def test_frames_under_different_lights_are_learned_together() -> None:
+    """One frame under warm light, one under cool: each chip's colours are taken back to neutral light first, and
+    every denomination learns its two chips, its learned colours still nearest its own."""
+    camera = tilted_camera(tilt_deg=0.0, hfov=25.0)
+    frames = []
+    for seed, kelvin in ((93206, 3000.0), (93207, 6500.0)):
+        rendered = render_chips([(v,) for v in VALUES], camera=camera, seed=seed, kelvin=kelvin)
+        frames.append((rendered.image, [o.box for o in sorted(rendered.chips, key=lambda o: o.id)]))
+    learned = {item.value: item for item in learn_colours(chip_tops(frames, radius_mm=19.5), CHIPSET)}
+    assert sorted(learned) == list(VALUES)
+    assert all(item.chips == 2 and item.nearest == value for value, item in learned.items())

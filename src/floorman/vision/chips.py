@@ -15,7 +15,9 @@
 - Top chip (colour): the top disc is sampled on a polar grid in its own plane; its pixels fall into body and
   edge-spot colours, matched to the chip set under an estimated light (`chips_colour.match_top`), with the
   spot count from the rim's angular pattern as a further cue. An unsure match is tried again a pixel off the
-  fitted disc each way (a box's error, a stack's lean), and the best match wins.
+  fitted disc each way (a box's error, a stack's lean), and the best match wins. Without a camera the top disc
+  is looked for where a box may hold it (`box_discs`: inscribed, in its corners, away from the image's centre,
+  out past the image's border) and the best match wins too.
 - The chips below (colour): where the side shows at least _MIN_SIDE_PX pixels per chip, it is sampled at each
   chip's mid-height on a few vertical lines and a chip takes another denomination than the top one when most
   samples agree on it (under the light found on the top), samples of the top's edge-spot colour not counting
@@ -36,7 +38,7 @@ import numpy.typing as npt
 
 from floorman.core.chips import ChipSet
 from floorman.core.geometry import FloatArray
-from floorman.vision.chips_colour import Bgr, ColourMatch, TopColours, classify_side, match_top
+from floorman.vision.chips_colour import Bgr, ColourMatch, TopColours, classify_side, match_top, scene_light
 from floorman.vision.chips_geometry import CAMERA_HEIGHTS_MM, Box, StackFit, TableCamera, fit_stack
 from floorman.vision.chips_refine import count_from_silhouette, refine_silhouette
 from floorman.vision.chips_seams import MIN_PX_PER_CHIP, seam_log_evidence
@@ -60,7 +62,16 @@ DETECTOR_BOX_SIGMA_PX = 1.0
 UNCONFIRMED_BOX_SIGMA_PX = 2.0  # the detector's measured spread: its box where no silhouette was found round it
 _SURE_MATCH = 0.3  # a top disc matched this surely is not looked for off the fit
 _DISC_SHIFT_PX = 1.0  # the top disc is also sampled this far off the fit each way (a box's error, a stack's lean)
-_ELONGATED = 1.15  # a box this much longer than wide may hold a stack seen from the side
+_CORNER_SHRINK = (1.0, 0.85, 0.7)  # without a camera: a stack's top disc, as wide as the box is narrow or less
+_DIAGONAL = 0.2  # |ux| - |uy| below this: the box's sides do not tell the disc from the side
+_MIN_DISC = 0.3  # a disc narrower than this share of the box is no solution
+_BORDER_PX = 0.5  # a box side this close to the image's border is cut by it
+_FINGERPRINT_STEP = 16  # a frame is told from another on a grid of pixels this far apart
+_AXIS_MM = 100.0  # a stack's axis in the image: from its foot to this far above it
+_CIRCLE_POINTS = 32
+_MIN_AXIS = 0.05  # an axis component under this does not reach the box's side that way
+_END_SLACK_PX = 1.5  # a top disc this close to the box's end is at it
+_MIN_INSIDE = 0.3  # a top disc with less of its samples in the image is not read (a chip cut by the border)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +113,7 @@ class ChipRecogniser:
         self.refine = refine  # fit the stack's silhouette to the image's edges (`chips_refine`), not the box alone
         # A camera height that was assumed, not measured: the count must hold for any plausible height.
         self.alternatives = camera.at_heights(_other_heights(camera)) if camera is not None else []
+        self._last_light: tuple[Image, Image, Bgr | None] | None = None  # the last frame, its grid, its light
 
     def read(self, image: Image, box: Box) -> ChipReading:
         """Read one chip box (pixels, xyxy) in the full-resolution BGR frame."""
@@ -109,10 +121,12 @@ class ChipRecogniser:
         if not (x2 > x1 and y2 > y1):
             raise ValueError(f"expected a box with x2 > x1 and y2 > y1, got {box}")
         fit = self._fit(image, box)
+        light = self._frame_light(image)
         if fit is not None:
-            match = self._match(image, self._top_discs(fit), sure=_SURE_MATCH)
+            match = self._match(image, self._top_discs(fit, box), sure=_SURE_MATCH, light=light)
         else:
-            match = self._match(image, box_discs(box, self.chipset.diameter_mm / 2.0), sure=math.inf)
+            discs = box_discs(box, self.chipset.diameter_mm / 2.0, image_size=(image.shape[1], image.shape[0]))
+            match = self._match(image, discs, sure=math.inf, light=light)
         if match is None:
             logger.debug("chip box %s: too little of its top disc lies in the image", box)
             return ChipReading(denominations=(self.chipset.denominations[0].value,), confidence=0.0,
@@ -122,6 +136,18 @@ class ChipRecogniser:
         below, agreement = self._side(image, fit, match)
         return ChipReading(denominations=(*below, match.value), confidence=match.confidence * agreement,
                            count_confidence=fit.count_confidence, base_mm=fit.base_mm, px_per_chip=fit.px_per_chip)
+
+    def _frame_light(self, image: Image) -> Bgr | None:
+        """The frame's light (`chips_colour.scene_light`), found once per frame: the boxes of one frame are read
+        one after another on the same array (one that changed in place since, seen on a coarse grid, is looked at
+        again)."""
+        fingerprint = image[::_FINGERPRINT_STEP, ::_FINGERPRINT_STEP].copy()
+        last = self._last_light
+        if last is not None and last[0] is image and np.array_equal(last[1], fingerprint):
+            return last[2]
+        light = scene_light(image)
+        self._last_light = (image, fingerprint, light)
+        return light
 
     def _fit(self, image: Image, box: Box) -> StackFit | None:
         """The stack's base and count: from the box, then (with `refine`) from the silhouette's edges near it."""
@@ -155,29 +181,57 @@ class ChipRecogniser:
                                      max_count=self.max_count, alternatives=self.alternatives,
                                      box=_summed(box_evidence, seams))
 
-    def _match(self, image: Image, discs: list[FloatArray], *, sure: float) -> ColourMatch | None:
-        """The best colour match over the candidate top discs (the first one alone when its match is `sure`)."""
+    def _match(self, image: Image, discs: list[FloatArray], *, sure: float, light: Bgr | None) -> ColourMatch | None:
+        """The best colour match over the candidate top discs (the first one alone when its match is `sure`), under
+        the frame's `light` (`chips_colour.scene_light`)."""
         best: ColourMatch | None = None
         for disc in discs:
             top = top_colours(image, disc, radius_mm=self.chipset.diameter_mm / 2.0)
             if top is None:
                 continue
-            match = match_top(top, self.chipset)
+            match = match_top(top, self.chipset, light=light)
             if best is None or match.error < best.error:
                 best = match
             if best.confidence >= sure:
                 break
         return best
 
-    def _top_discs(self, fit: StackFit) -> list[FloatArray]:
+    def _top_discs(self, fit: StackFit, box: Box) -> list[FloatArray]:
         """Where the top disc may lie: as fitted, and a pixel off either way (a detector's box error or the stack's
-        lean misplaces it by about that, enough to sample the felt on a small chip); the best colour match wins
-        (measured on 60 frames of seed 94101: top value 95.6 -> 97.1 % on truth boxes, 88.8 -> 92.7 % on detector
-        boxes)."""
+        lean misplaces it by about that, enough to sample the felt on a small chip; measured on 60 frames of seed
+        94101: top value 95.6 -> 97.1 % on truth boxes, 88.8 -> 92.7 % on detector boxes); last, slid up the
+        stack's axis to the box's end (a tall stack whose count came out wrong)."""
         disc = self._top_disc(fit)
         step = _DISC_SHIFT_PX
         shifts = [(0.0, 0.0), (step, 0.0), (-step, 0.0), (0.0, step), (0.0, -step)]
-        return [np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]]) @ disc for dx, dy in shifts]
+        discs = [_translation(dx, dy) @ disc for dx, dy in shifts]
+        end = self._box_end(fit, disc, box)
+        return [*discs, end] if end is not None else discs
+
+    def _box_end(self, fit: StackFit, disc: FloatArray, box: Box) -> FloatArray | None:
+        """The fitted top disc slid along the stack's axis in the image until it meets the box's side at the top's
+        end (up when the count came out short, down when long); None when it already does (within _END_SLACK_PX)."""
+        if self.camera is None:
+            return None
+        foot = np.array([[fit.base_mm[0], fit.base_mm[1], 0.0], [fit.base_mm[0], fit.base_mm[1], _AXIS_MM]])
+        ends = self.camera.project(foot)
+        axis = ends[1] - ends[0]
+        norm = float(np.linalg.norm(axis))
+        if norm < 1e-6:
+            return None
+        axis /= norm
+        angles = np.linspace(0.0, 2.0 * math.pi, _CIRCLE_POINTS, endpoint=False)
+        radius = self.chipset.diameter_mm / 2.0
+        outline = _map(disc, np.stack([np.cos(angles), np.sin(angles)], axis=1) * radius)
+        lows, highs = np.array([box[0], box[1]]), np.array([box[2] - 1.0, box[3] - 1.0])
+        room = [float((highs[k] - outline[:, k].max()) / axis[k]) if axis[k] > _MIN_AXIS
+                else float((lows[k] - outline[:, k].min()) / axis[k]) if axis[k] < -_MIN_AXIS else math.inf
+                for k in (0, 1)]
+        slide = min(room)
+        if not math.isfinite(slide) or abs(slide) <= _END_SLACK_PX:
+            return None
+        result: FloatArray = _translation(slide * axis[0], slide * axis[1]) @ disc
+        return result
 
     def _top_disc(self, fit: StackFit) -> FloatArray:
         """3x3: pixels <- the top disc's own frame (mm, origin at the disc's centre)."""
@@ -263,6 +317,10 @@ def _lower_chip(counts: FloatArray, *, top: int, spots: list[int]) -> int:
     return top
 
 
+def _translation(dx: float, dy: float) -> FloatArray:
+    return np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
+
+
 def _other_heights(camera: TableCamera) -> list[float]:
     """Where a camera whose height was assumed may hang instead, every _HEIGHT_STEP_MM over CAMERA_HEIGHTS_MM (its
     own height aside); none for a camera whose height is known."""
@@ -274,22 +332,73 @@ def _other_heights(camera: TableCamera) -> list[float]:
     return [float(h) for h in heights if abs(h - own) > _HEIGHT_STEP_MM / 2.0]
 
 
-def box_discs(box: Box, radius_mm: float) -> list[FloatArray]:
-    """Without a camera model, where the top disc may lie in a box (3x3 pixels <- disc frame in mm): the ellipse
-    inscribed in the box (a single chip), and for an elongated box (a stack seen from the side) a circle as wide
-    as the box is narrow at either end of it."""
+def box_discs(box: Box, radius_mm: float, *, image_size: tuple[int, int] | None = None) -> list[FloatArray]:
+    """Without a camera model, where the top disc may lie in a box (3x3 pixels <- disc frame in mm), the likeliest
+    first: the ellipse inscribed in the box (a single chip); with the image's size, the disc of a stack seen from
+    a camera over the image's centre (its top lies away from the centre, the box as long as the side shows); and
+    circles _CORNER_SHRINK times as wide as the box is narrow in each of its corners (a stack leaning any way:
+    measured on 120 frames of seeds 94001/94002, top value of stacks of 5+ chips 61 -> 83 %). A box cut by the
+    image's border holds a circle as wide as the box is long, reaching out of the image."""
     x1, y1, x2, y2 = box
     width, height = x2 - x1 - 1.0, y2 - y1 - 1.0
     cx, cy = (x1 + x2 - 1.0) / 2.0, (y1 + y2 - 1.0) / 2.0
-    discs = [np.array([[width / 2.0 / radius_mm, 0.0, cx], [0.0, height / 2.0 / radius_mm, cy], [0.0, 0.0, 1.0]])]
+    cut = _cut_discs(box, image_size, radius_mm) if image_size is not None else []
+    discs = cut or [_circle(cx, cy, width, height, radius_mm)]  # a cut box's inscribed ellipse is not the chip's
     side = min(width, height)
-    if max(width, height) > _ELONGATED * side:
-        scale = side / 2.0 / radius_mm
-        offset = (max(width, height) - side) / 2.0
-        for sign in (-1.0, 1.0):
-            x, y = (cx + sign * offset, cy) if width > height else (cx, cy + sign * offset)
-            discs.append(np.array([[scale, 0.0, x], [0.0, scale, y], [0.0, 0.0, 1.0]]))
+    if image_size is not None:
+        radial = _radial_disc(box, image_size)
+        if radial is not None:
+            discs.append(_circle(radial[0], radial[1], radial[2], radial[2], radius_mm))
+    for shrink in _CORNER_SHRINK:
+        diameter = shrink * side
+        for sx, sy in ((-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)):
+            discs.append(_circle(cx + sx * (width - diameter) / 2.0, cy + sy * (height - diameter) / 2.0,
+                                 diameter, diameter, radius_mm))
     return discs
+
+
+def _circle(cx: float, cy: float, width: float, height: float, radius_mm: float) -> FloatArray:
+    """3x3: pixels <- disc frame (mm) of an axis-aligned ellipse `width` x `height` pixels centred at (cx, cy)."""
+    return np.array([[width / 2.0 / radius_mm, 0.0, cx], [0.0, height / 2.0 / radius_mm, cy], [0.0, 0.0, 1.0]])
+
+
+def _radial_disc(box: Box, image_size: tuple[int, int]) -> tuple[float, float, float] | None:
+    """Centre and diameter (pixels) of a stack's top disc for a camera straight over the image's centre: the box is
+    the disc swept a length L away from the centre, so width = D + L |ux| and height = D + L |uy| for the unit
+    direction u from the centre; None where that does not tell D (a box on a diagonal, or no side showing)."""
+    x1, y1, x2, y2 = box
+    width, height = x2 - x1 - 1.0, y2 - y1 - 1.0
+    cx, cy = (x1 + x2 - 1.0) / 2.0, (y1 + y2 - 1.0) / 2.0
+    dx, dy = cx - image_size[0] / 2.0, cy - image_size[1] / 2.0
+    norm = math.hypot(dx, dy)
+    if norm < 1.0:
+        return None
+    ux, uy = abs(dx) / norm, abs(dy) / norm
+    if abs(ux - uy) < _DIAGONAL:
+        return None
+    length = (width - height) / (ux - uy)
+    diameter = width - length * ux
+    if length <= 0.0 or not _MIN_DISC * min(width, height) < diameter <= min(width, height):
+        return None
+    return cx + math.copysign(length * ux / 2.0, dx), cy + math.copysign(length * uy / 2.0, dy), diameter
+
+
+def _cut_discs(box: Box, image_size: tuple[int, int], radius_mm: float) -> list[FloatArray]:
+    """For a box cut by the image's border: a circle as wide as the box's longer side, reaching out of the image."""
+    x1, y1, x2, y2 = box
+    width, height = x2 - x1 - 1.0, y2 - y1 - 1.0
+    diameter = max(width, height)
+    cx, cy = (x1 + x2 - 1.0) / 2.0, (y1 + y2 - 1.0) / 2.0
+    if x1 <= _BORDER_PX:
+        cx = x2 - 1.0 - diameter / 2.0
+    elif x2 >= image_size[0] - _BORDER_PX:
+        cx = x1 + diameter / 2.0
+    if y1 <= _BORDER_PX:
+        cy = y2 - 1.0 - diameter / 2.0
+    elif y2 >= image_size[1] - _BORDER_PX:
+        cy = y1 + diameter / 2.0
+    cut = (cx, cy) != ((x1 + x2 - 1.0) / 2.0, (y1 + y2 - 1.0) / 2.0)
+    return [_circle(cx, cy, diameter, diameter, radius_mm)] if cut else []
 
 
 def _sample(image: Image, pixels: FloatArray) -> tuple[Bgr, npt.NDArray[np.bool_]]:
@@ -314,7 +423,7 @@ def top_colours(image: Image, disc_to_image: FloatArray, *, radius_mm: float) ->
     radii = np.array(_INNER + _OUTER) * radius_mm
     ring = np.stack([np.cos(angles)[None, :] * radii[:, None], np.sin(angles)[None, :] * radii[:, None]], axis=-1)
     colours, inside = _sample(image, _map(disc_to_image, ring.reshape(-1, 2)))
-    if inside.sum() < 0.5 * inside.size:
+    if inside.sum() < _MIN_INSIDE * inside.size:
         return None
     data = colours[inside].astype(np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)

@@ -1,30 +1,36 @@
 """Learning a club's chip colours from a few frames (`floorman chips calibrate`).
 
-Every chip box's top face gives a body and an edge-spot colour (`chips.top_colours`). The body colours are
-clustered into as many groups as denominations to learn; each cluster goes to the denomination whose nominal
-colours it fits best under one light (`chips_colour.match_top`'s score), one cluster per denomination (the
-assignment with the least total error). The chip set written keeps everything else (values, names, spot
-counts, sizes) and replaces the learned denominations' colours by what the camera sees.
-"""
+Every chip box's top face gives a body and an edge-spot colour (`chips.top_colours`), taken back to neutral
+light with the frame's light (`chips_colour.scene_light`). Each chip goes to the denomination whose colours it
+fits best under one light (`chips_colour.match_top`'s score), starting from the chip set's nominal colours; each
+denomination learns the median colours of its chips, and the chips are matched again against those. The chip
+set written keeps everything else (values, names, spot counts, sizes) and replaces the learned denominations'
+colours by what the camera sees. Measured (24 frames of seed 94003 learned, 60 frames of seed 94001 read): top
+value 99.8 % on truth boxes, 99.4 % on detector boxes, 93.1 % without a camera, against 99.6 / 98.1 / 92.0 %
+with the shipped colours; clustering the body colours instead (k-means, one cluster per denomination) took
+white chips for blue ones and read 79.6 / 79.6 / 74.9 %."""
 
 from __future__ import annotations
 
-import itertools
+import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from floorman.core.chips import ChipDenomination, ChipSet
 from floorman.core.errors import FloormanError
 from floorman.vision.chips import Image, box_discs, top_colours
-from floorman.vision.chips_colour import Bgr, TopColours, match_top
+from floorman.vision.chips_colour import Bgr, TopColours, match_top, scene_light
 from floorman.vision.chips_geometry import Box
 
 logger = logging.getLogger(__name__)
-_MAX_EXHAUSTIVE = 8
+_ROUNDS = 2  # label, learn, label again against the learned colours, learn again
+_SPOT_SHARE = 0.33  # of the spot colour in a blurred chip's mean (as chips_colour)
+# A box longer than this shows a stack's side too: where its top disc lies is not known without a camera, and
+# the inscribed disc takes in the side's colours (measured: a cluster of such tops took a denomination).
+_MAX_ELONGATION = 1.15
 
 
 class ChipCalibrationError(FloormanError):
@@ -42,61 +48,60 @@ class LearnedColour:
 
 
 def chip_tops(frames: Sequence[tuple[Image, Sequence[Box]]], *, radius_mm: float) -> list[TopColours]:
-    """The top colours of every chip box of every frame (boxes too small or cut by the border are skipped)."""
+    """The top colours of every chip box of every frame (boxes too small, cut by the border or as long as a stack
+    seen from the side are skipped), each frame's colours taken back to neutral light (`scene_light`): frames
+    under different lights then cluster by chip, not by light."""
     tops: list[TopColours] = []
     for image, boxes in frames:
+        light = scene_light(image)
+        gains = np.ones(3) if light is None else np.exp(light)
         for box in boxes:
-            if min(box[2] - box[0], box[3] - box[1]) < 8:
+            width, height = box[2] - box[0], box[3] - box[1]
+            if min(width, height) < 8 or max(width, height) > _MAX_ELONGATION * min(width, height):
                 continue
             top = top_colours(image, box_discs(box, radius_mm)[0], radius_mm=radius_mm)
             if top is not None:
-                tops.append(top)
+                tops.append(dataclasses.replace(top, body=top.body / gains, spot=top.spot / gains,
+                                                mean=top.mean / gains))
     return tops
 
 
 def learn_colours(tops: Sequence[TopColours], chipset: ChipSet, *,
                   values: Sequence[int] | None = None) -> list[LearnedColour]:
-    """Cluster the chips' body colours and give each cluster a denomination (of `values`, default all)."""
+    """Each chip goes to the denomination (of `values`, default all) whose colours it fits best; a denomination's
+    learned colours are the median body and spot colours of its chips; then the chips are matched again against
+    the learned colours, _ROUNDS times in all. A denomination no chip went to is left out (logged)."""
     targets = [chipset.by_value(v) for v in values] if values else list(chipset.denominations)
     k = len(targets)
     if len(tops) < k:
         raise ChipCalibrationError(f"expected at least {k} chips (one per denomination to learn), got {len(tops)}")
-    bodies = np.stack([t.body for t in tops]).astype(np.float32)
-    lab = cv2.cvtColor(np.clip(bodies, 0, 255).astype(np.uint8).reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 0.2)
-    _, labels, _ = cv2.kmeans(lab.reshape(-1, 3).astype(np.float32), k, np.empty(0), criteria, 8,
-                              cv2.KMEANS_PP_CENTERS)
-    labels = labels.reshape(-1)
-    clusters = []
-    for c in range(k):
-        members = [tops[i] for i in np.flatnonzero(labels == c).tolist()]
-        body = np.median(np.stack([m.body for m in members]), axis=0)
-        spot = np.median(np.stack([m.spot for m in members]), axis=0)
-        clusters.append(TopColours(body=body, spot=spot, mean=(1 - 0.33) * body + 0.33 * spot, spot_power={},
-                                   samples=len(members)))
     subset = ChipSet(name=chipset.name, diameter_mm=chipset.diameter_mm, thickness_mm=chipset.thickness_mm,
                      denominations=tuple(targets))
-    cost = np.array([[match_top(cluster, subset).errors[d.value] for d in targets] for cluster in clusters])
-    assignment = _assign(cost)
-    logger.debug("chip colour clusters: sizes %s, assignment %s", [c.samples for c in clusters], assignment)
-    return [LearnedColour(value=targets[d].value, body=clusters[c].body, spot=clusters[c].spot,
-                          chips=clusters[c].samples, error=float(cost[c, d]),
-                          nearest=match_top(clusters[c], chipset).value) for c, d in enumerate(assignment)]
+    current, learned = subset, []
+    for _ in range(_ROUNDS):
+        labels = [match_top(top, current).value for top in tops]
+        learned = _medians(tops, labels, subset)
+        current = calibrated_chipset(subset, learned, name=subset.name)
+    missing = sorted({d.value for d in targets} - {item.value for item in learned})
+    if missing:
+        logger.warning("no chip was read as %s: their colours are not learned", missing)
+    return learned
 
 
-def _assign(cost: np.ndarray[tuple[int, int], np.dtype[np.float64]]) -> list[int]:
-    """Denomination index per cluster with the least total cost (exhaustive up to 8, greedy beyond)."""
-    k = cost.shape[0]
-    if k <= _MAX_EXHAUSTIVE:
-        best = min(itertools.permutations(range(k)), key=lambda p: sum(cost[c, p[c]] for c in range(k)))
-        return list(best)
-    taken: set[int] = set()
-    result = [-1] * k
-    for flat in np.argsort(cost, axis=None):
-        c, d = divmod(int(flat), k)
-        if result[c] < 0 and d not in taken:
-            result[c] = d
-            taken.add(d)
+def _medians(tops: Sequence[TopColours], labels: Sequence[int], chipset: ChipSet) -> list[LearnedColour]:
+    """Per denomination of `chipset` with chips labelled so, their median body and spot colours."""
+    result = []
+    for denomination in chipset.denominations:
+        members = [top for top, label in zip(tops, labels, strict=True) if label == denomination.value]
+        if not members:
+            continue
+        body = np.median(np.stack([m.body for m in members]), axis=0)
+        spot = np.median(np.stack([m.spot for m in members]), axis=0)
+        mean = (1.0 - _SPOT_SHARE) * body + _SPOT_SHARE * spot
+        summary = TopColours(body=body, spot=spot, mean=mean, spot_power={}, samples=len(members))
+        result.append(LearnedColour(value=denomination.value, body=body, spot=spot, chips=len(members),
+                                    error=match_top(summary, chipset).errors[denomination.value],
+                                    nearest=match_top(summary, chipset).value))
     return result
 
 
