@@ -7,7 +7,14 @@ import pytest
 
 from floorman.core.errors import ConfigError
 from floorman.core.table_state import SeenButton, SeenCard, SeenChips, SeenHand, TableState
-from floorman.evaluation.states import StatesHeader, cached_states, header_for, read_states
+from floorman.evaluation.states import (
+    VISION_SOURCES,
+    StatesHeader,
+    cached_states,
+    header_for,
+    read_states,
+    vision_digest,
+)
 
 
 def states() -> list[TableState]:
@@ -73,3 +80,39 @@ def test_a_damaged_line_is_named(tmp_path: Path) -> None:
         f.write('{"frame": "x"}\n')
     with pytest.raises(ConfigError, match=r"s\.jsonl, line 4: expected a table state"):
         read_states(tmp_path / "s.jsonl", expected=header(tmp_path))
+
+
+def fake_package(root: Path) -> None:
+    for name in VISION_SOURCES:
+        path = root / name
+        if path.suffix:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"# {name}\n", encoding="utf-8")
+        else:
+            (path / "data").mkdir(parents=True, exist_ok=True)
+            (path / "chips.py").write_text("SHARE = 0.6\n", encoding="utf-8")
+            (path / "data" / "classifier.onnx").write_bytes(b"weights")
+
+
+def test_the_vision_digest_follows_its_code_and_data_but_not_compiled_caches(tmp_path: Path) -> None:
+    fake_package(tmp_path)
+    first = vision_digest(tmp_path)
+    (tmp_path / "vision" / "__pycache__").mkdir()
+    (tmp_path / "vision" / "__pycache__" / "chips.cpython-311.pyc").write_bytes(b"compiled")
+    (tmp_path / "rules.py").write_text("# not vision\n", encoding="utf-8")
+    assert vision_digest(tmp_path) == first
+    (tmp_path / "vision" / "chips.py").write_text("SHARE = 0.5\n", encoding="utf-8")
+    changed_code = vision_digest(tmp_path)
+    assert changed_code != first
+    (tmp_path / "vision" / "data" / "classifier.onnx").write_bytes(b"retrained")
+    assert vision_digest(tmp_path) not in (first, changed_code)
+
+
+def test_states_made_by_other_vision_code_are_made_again(tmp_path: Path) -> None:
+    made = header(tmp_path)
+    assert made.vision_sha256 == vision_digest()  # the package's own
+    list(cached_states(tmp_path / "s.jsonl", header=made, make=iter(states())))
+    assert read_states(tmp_path / "s.jsonl", expected=made.model_copy(update={"vision_sha256": "0" * 64})) is None
+    older = made.model_dump()
+    del older["vision_sha256"]  # a file of session 4
+    assert StatesHeader.model_validate(older) != made

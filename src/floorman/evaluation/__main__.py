@@ -27,8 +27,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "calibrated by DIR/CALIB (made by `floorman calibrate DIR/calibration.png`), instead of "
                         "from the truth frames")
     parser.add_argument("--states", metavar="NAME", help="with --vision: keep the vision's table states in DIR/NAME "
-                        "and read them back on the next run made from the same video, detector and calibration "
-                        "(re-scores the derivation in seconds; delete the files after changing the vision code)")
+                        "and read them back on the next run made from the same video, detector, calibration and "
+                        "vision code (re-scores the derivation in seconds; a change to the recognisers makes them "
+                        "again)")
     args = parser.parse_args(argv)
     if args.states is not None and args.vision is None:
         parser.error("--states needs --vision")

@@ -174,7 +174,7 @@ def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracl
     """Derive the events of a rendered scenario folder (frames.jsonl, truth.jsonl, scenario.yaml) and score them.
     With a `calibration`, the table states come from the edge's vision (detector `model`, default the shipped
     INT8 one) on video.mp4 instead of frames.jsonl; with `states` too, they are kept in (and, when made from the
-    same video, detector and calibration, read back from) the file of that name in the folder."""
+    same video, detector, calibration and vision code, read back from) the file of that name in the folder."""
     loaded = load_scenario(folder / "scenario.yaml")
     frames = read_frames(folder / FRAMES_FILE)
     records = read_truth(folder / TRUTH_FILE)

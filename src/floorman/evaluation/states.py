@@ -2,10 +2,11 @@
 running the vision again (`python -m floorman.evaluation --vision C --states NAME`).
 
 JSON lines: the first line is a header naming what the states were made from (the video's size and
-modification time, the detector's and the calibration's SHA-256), each further line one `TableState`. A file
-whose header does not match the inputs of the run at hand is not read: the states are made again and the file
-replaced (written beside it first, then renamed, so an interrupted run never leaves half a file). The vision
-code itself is not in the header: after changing it, delete the files (or use another NAME).
+modification time, the detector's and the calibration's SHA-256, and a SHA-256 of the vision's own code and data:
+`floorman.vision` with its card classifier and templates, and the edge modules that build states from frames),
+each further line one `TableState`. A file whose header does not match the inputs of the run at hand is not
+read: the states are made again and the file replaced (written beside it first, then renamed, so an interrupted
+run never leaves half a file). A change to the recognisers thus remakes the states instead of scoring stale ones.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class StatesHeader(BaseModel):
     video_mtime_ns: int
     model_sha256: str
     calibration_sha256: str
+    vision_sha256: str = ""  # files of session 4 had none: they are made again
 
 
 def digest(path: Path) -> str:
@@ -50,10 +52,31 @@ def digest(path: Path) -> str:
     return sha.hexdigest()
 
 
+_PACKAGE = Path(__file__).resolve().parent.parent
+VISION_SOURCES = ("vision", "edge/agent.py", "edge/builders.py", "edge/gate.py", "core/table_state.py")
+"""What turns a frame into a `TableState` (relative to the package): its code and data files."""
+
+
+def vision_digest(root: Path = _PACKAGE) -> str:
+    """SHA-256 over the names and contents of the `VISION_SOURCES` files (folders: every file below them,
+    compiled caches aside)."""
+    files: list[Path] = []
+    for name in VISION_SOURCES:
+        path = root / name
+        files += sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts) \
+            if path.is_dir() else [path]
+    sha = hashlib.sha256()
+    for path in files:
+        sha.update(path.relative_to(root).as_posix().encode() + b"\0")
+        sha.update(path.read_bytes())
+    return sha.hexdigest()
+
+
 def header_for(video: Path, *, model: Path, calibration: Path) -> StatesHeader:
     stat = video.stat()
     return StatesHeader(video=video.name, video_bytes=stat.st_size, video_mtime_ns=stat.st_mtime_ns,
-                        model_sha256=digest(model), calibration_sha256=digest(calibration))
+                        model_sha256=digest(model), calibration_sha256=digest(calibration),
+                        vision_sha256=vision_digest())
 
 
 def _tuple(value: Any) -> Any:
