@@ -64,7 +64,7 @@ class CardDeriver(ZoneDeriver[CardContent]):
     def _from_deck(self, track: Track) -> bool:
         if track.first_zone == "deck":
             return True
-        return bool(distance_to_boundary(as_points([track.first_position]), self._deck)[0] <= self.config.deck_mm)
+        return self._deck_distance(track.first_position) <= self.config.deck_mm
 
     def update(self, state: TableState) -> int:
         """Read the card zones of this frame; returns the number of cards dealt."""
