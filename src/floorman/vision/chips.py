@@ -39,7 +39,7 @@ import numpy.typing as npt
 from floorman.core.chips import ChipSet
 from floorman.core.geometry import FloatArray
 from floorman.vision.chips_colour import Bgr, ColourMatch, TopColours, classify_side, match_top, scene_light
-from floorman.vision.chips_geometry import CAMERA_HEIGHTS_MM, Box, StackFit, TableCamera, fit_stack
+from floorman.vision.chips_geometry import CAMERA_HEIGHTS_MM, Box, StackFit, TableCamera, fit_stack, side_points
 from floorman.vision.chips_refine import count_from_silhouette, refine_silhouette
 from floorman.vision.chips_seams import MIN_PX_PER_CHIP, seam_log_evidence
 
@@ -113,6 +113,7 @@ class ChipRecogniser:
         self.refine = refine  # fit the stack's silhouette to the image's edges (`chips_refine`), not the box alone
         # A camera height that was assumed, not measured: the count must hold for any plausible height.
         self.alternatives = camera.at_heights(_other_heights(camera)) if camera is not None else []
+        self._spots = {d.value: spot_aliases(chipset, d.value) for d in chipset.denominations}
         self._last_light: tuple[Image, Image, Bgr | None] | None = None  # the last frame, its grid, its light
 
     def read(self, image: Image, box: Box) -> ChipReading:
@@ -243,8 +244,7 @@ class ChipRecogniser:
         if fit.top_px is not None:  # seen in the image: the stack's lean too
             seen = self.camera.to_plane(np.array([fit.top_px]), z=z)[0]
             centre = (float(seen[0]), float(seen[1]))
-        shift = np.array([[1.0, 0.0, centre[0]], [0.0, 1.0, centre[1]], [0.0, 0.0, 1.0]])
-        result: FloatArray = plane @ shift
+        result: FloatArray = plane @ _translation(centre[0], centre[1])
         return result
 
     def _side(self, image: Image, fit: StackFit, match: ColourMatch) -> tuple[tuple[int, ...], float]:
@@ -261,7 +261,7 @@ class ChipRecogniser:
         votes = index.reshape(colours.shape[:2])
         values = [d.value for d in self.chipset.denominations]
         top = values.index(match.value)
-        spots = spot_aliases(self.chipset, match.value)
+        spots = self._spots[match.value]
         chips: list[int] = []
         agree: list[float] = []
         for k in range(below):
@@ -339,9 +339,7 @@ def box_discs(box: Box, radius_mm: float, *, image_size: tuple[int, int] | None 
     circles _CORNER_SHRINK times as wide as the box is narrow in each of its corners (a stack leaning any way:
     measured on 120 frames of seeds 94001/94002, top value of stacks of 5+ chips 61 -> 83 %). A box cut by the
     image's border holds a circle as wide as the box is long, reaching out of the image."""
-    x1, y1, x2, y2 = box
-    width, height = x2 - x1 - 1.0, y2 - y1 - 1.0
-    cx, cy = (x1 + x2 - 1.0) / 2.0, (y1 + y2 - 1.0) / 2.0
+    cx, cy, width, height = _box_shape(box)
     cut = _cut_discs(box, image_size, radius_mm) if image_size is not None else []
     discs = cut or [_circle(cx, cy, width, height, radius_mm)]  # a cut box's inscribed ellipse is not the chip's
     side = min(width, height)
@@ -357,6 +355,12 @@ def box_discs(box: Box, radius_mm: float, *, image_size: tuple[int, int] | None 
     return discs
 
 
+def _box_shape(box: Box) -> tuple[float, float, float, float]:
+    """Centre and size (pixels) of a box's pixels: (cx, cy, width, height), the last pixel at x2 - 1."""
+    x1, y1, x2, y2 = box
+    return (x1 + x2 - 1.0) / 2.0, (y1 + y2 - 1.0) / 2.0, x2 - x1 - 1.0, y2 - y1 - 1.0
+
+
 def _circle(cx: float, cy: float, width: float, height: float, radius_mm: float) -> FloatArray:
     """3x3: pixels <- disc frame (mm) of an axis-aligned ellipse `width` x `height` pixels centred at (cx, cy)."""
     return np.array([[width / 2.0 / radius_mm, 0.0, cx], [0.0, height / 2.0 / radius_mm, cy], [0.0, 0.0, 1.0]])
@@ -366,9 +370,7 @@ def _radial_disc(box: Box, image_size: tuple[int, int]) -> tuple[float, float, f
     """Centre and diameter (pixels) of a stack's top disc for a camera straight over the image's centre: the box is
     the disc swept a length L away from the centre, so width = D + L |ux| and height = D + L |uy| for the unit
     direction u from the centre; None where that does not tell D (a box on a diagonal, or no side showing)."""
-    x1, y1, x2, y2 = box
-    width, height = x2 - x1 - 1.0, y2 - y1 - 1.0
-    cx, cy = (x1 + x2 - 1.0) / 2.0, (y1 + y2 - 1.0) / 2.0
+    cx, cy, width, height = _box_shape(box)
     dx, dy = cx - image_size[0] / 2.0, cy - image_size[1] / 2.0
     norm = math.hypot(dx, dy)
     if norm < 1.0:
@@ -386,9 +388,9 @@ def _radial_disc(box: Box, image_size: tuple[int, int]) -> tuple[float, float, f
 def _cut_discs(box: Box, image_size: tuple[int, int], radius_mm: float) -> list[FloatArray]:
     """For a box cut by the image's border: a circle as wide as the box's longer side, reaching out of the image."""
     x1, y1, x2, y2 = box
-    width, height = x2 - x1 - 1.0, y2 - y1 - 1.0
+    middle_x, middle_y, width, height = _box_shape(box)
     diameter = max(width, height)
-    cx, cy = (x1 + x2 - 1.0) / 2.0, (y1 + y2 - 1.0) / 2.0
+    cx, cy = middle_x, middle_y
     if x1 <= _BORDER_PX:
         cx = x2 - 1.0 - diameter / 2.0
     elif x2 >= image_size[0] - _BORDER_PX:
@@ -397,7 +399,7 @@ def _cut_discs(box: Box, image_size: tuple[int, int], radius_mm: float) -> list[
         cy = y2 - 1.0 - diameter / 2.0
     elif y2 >= image_size[1] - _BORDER_PX:
         cy = y1 + diameter / 2.0
-    cut = (cx, cy) != ((x1 + x2 - 1.0) / 2.0, (y1 + y2 - 1.0) / 2.0)
+    cut = (cx, cy) != (middle_x, middle_y)
     return [_circle(cx, cy, diameter, diameter, radius_mm)] if cut else []
 
 
@@ -444,14 +446,7 @@ def top_colours(image: Image, disc_to_image: FloatArray, *, radius_mm: float) ->
 def side_colours(image: Image, camera: TableCamera, fit: StackFit, *, radius_mm: float,
                  thickness_mm: float) -> tuple[Bgr, npt.NDArray[np.bool_]]:
     """(chips - 1, lines, 3) colours on the side facing the camera, at each lower chip's mid-height."""
-    eye = camera.eye
-    base = np.asarray(fit.base_mm, dtype=np.float64)
-    facing = math.atan2(float(eye[1] - base[1]), float(eye[0] - base[0]))
-    angles = facing + np.radians(_SIDE_ANGLES_DEG)
-    heights = (np.arange(fit.count - 1) + 0.5) * thickness_mm
-    points = np.zeros((len(heights), len(angles), 3))
-    points[:, :, 0] = base[0] + radius_mm * np.cos(angles)[None, :]
-    points[:, :, 1] = base[1] + radius_mm * np.sin(angles)[None, :]
-    points[:, :, 2] = heights[:, None]
+    heights: FloatArray = (np.arange(fit.count - 1, dtype=np.float64) + 0.5) * thickness_mm
+    points = side_points(camera, fit.base_mm, radius_mm=radius_mm, angles_deg=_SIDE_ANGLES_DEG, heights_mm=heights)
     colours, inside = _sample(image, camera.project(points.reshape(-1, 3)))
-    return colours.reshape(len(heights), len(angles), 3), inside.reshape(len(heights), len(angles))
+    return colours.reshape(*points.shape[:2], 3), inside.reshape(points.shape[:2])

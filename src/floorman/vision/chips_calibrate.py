@@ -22,12 +22,11 @@ import numpy as np
 from floorman.core.chips import ChipDenomination, ChipSet
 from floorman.core.errors import FloormanError
 from floorman.vision.chips import Image, box_discs, top_colours
-from floorman.vision.chips_colour import Bgr, TopColours, match_top, scene_light
+from floorman.vision.chips_colour import SPOT_SHARE, Bgr, TopColours, match_top, scene_light
 from floorman.vision.chips_geometry import Box
 
 logger = logging.getLogger(__name__)
 _ROUNDS = 2  # label, learn, label again against the learned colours, learn again
-_SPOT_SHARE = 0.33  # of the spot colour in a blurred chip's mean (as chips_colour)
 # A box longer than this shows a stack's side too: where its top disc lies is not known without a camera, and
 # the inscribed disc takes in the side's colours (measured: a cluster of such tops took a denomination).
 _MAX_ELONGATION = 1.15
@@ -97,11 +96,11 @@ def _medians(tops: Sequence[TopColours], labels: Sequence[int], chipset: ChipSet
             continue
         body = np.median(np.stack([m.body for m in members]), axis=0)
         spot = np.median(np.stack([m.spot for m in members]), axis=0)
-        mean = (1.0 - _SPOT_SHARE) * body + _SPOT_SHARE * spot
+        mean = (1.0 - SPOT_SHARE) * body + SPOT_SHARE * spot
         summary = TopColours(body=body, spot=spot, mean=mean, spot_power={}, samples=len(members))
+        match = match_top(summary, chipset)
         result.append(LearnedColour(value=denomination.value, body=body, spot=spot, chips=len(members),
-                                    error=match_top(summary, chipset).errors[denomination.value],
-                                    nearest=match_top(summary, chipset).value))
+                                    error=match.errors[denomination.value], nearest=match.value))
     return result
 
 

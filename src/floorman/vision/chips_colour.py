@@ -16,8 +16,7 @@ inlays, printed lines), so their colour is the light's (`scene_light`), and a ch
 (`match_top`'s `light`: a penalty _LIGHT_PRIOR x the squared log distance of the two lights' channel gains).
 Measured on 60 frames each of seeds 94001/94002 (tuned on) and 94021/94022, truth boxes with the camera's
 height: top value 95.9/93.0/92.9/92.6 % -> 99.0/98.7/97.5/98.8 %; boxes alone (no camera; `chips.box_discs`' new
-candidates too) 77.1/78.4/74.6/72.8 %
--> 92.2/93.5/91.7/91.6 %.
+candidates too) 77.1/78.4/74.6/72.8 % -> 92.2/93.5/91.7/91.6 %.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ _GREEN = np.linspace(-0.15, 0.15, 5)
 _BRIGHTNESS = (0.3, 2.2)
 _SPOT_WEIGHT = 0.35
 _SHARP_CONTRAST = 250.0  # body and spot colours this far apart are read as two colours; closer, blur merged them
-_SPOT_SHARE = 0.33  # share of spot colour in the sampled rim (spots and the printed ring)
+SPOT_SHARE = 0.33  # share of spot colour in the sampled rim (spots and the printed ring)
 _BLUR_WEIGHT = 4.0  # a one-colour fit leaves smaller errors than a two-colour one
 _BODY_MIX = (0.0, 0.15, 0.3, 0.45)  # share of light colour (inlay, ring, spots) bled into the sampled body
 _LIGHT = np.array([240.0, 242.0, 242.0])  # the light print around the body band
@@ -156,7 +155,7 @@ def match_top(top: TopColours, chipset: ChipSet, *, light: Bgr | None = None) ->
     best_mix = np.argmin(fitted, axis=1)
     error = fitted[np.arange(len(pairs)), best_mix]
     if sharp < 1.0:
-        blend = ((1.0 - _SPOT_SHARE) * bodies + _SPOT_SHARE * spots)[:, None, :]
+        blend = ((1.0 - SPOT_SHARE) * bodies + SPOT_SHARE * spots)[:, None, :]
         blurred, _ = _fit(top.mean[None, :], blend, prior=prior)
         error = sharp * error + (1.0 - sharp) * _BLUR_WEIGHT * blurred
     errors: dict[int, float] = {}

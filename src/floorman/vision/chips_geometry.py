@@ -198,6 +198,21 @@ class StackFit:
     top_px: tuple[float, float] | None = None  # the top disc's centre in the image, where it was seen (a lean too)
 
 
+
+def side_points(camera: TableCamera, base_mm: Sequence[float] | FloatArray, *, radius_mm: float,
+                angles_deg: Sequence[float], heights_mm: Sequence[float] | FloatArray) -> FloatArray:
+    """(H, A, 3) table points on a stack's side (mm, z up): at each height, round the rim at `angles_deg` from the
+    direction of the camera (0: the side facing it)."""
+    eye = camera.eye
+    facing = math.atan2(float(eye[1] - base_mm[1]), float(eye[0] - base_mm[0]))
+    angles = facing + np.radians(np.asarray(angles_deg, dtype=np.float64))
+    heights = np.asarray(heights_mm, dtype=np.float64)
+    points = np.zeros((len(heights), len(angles), 3))
+    points[:, :, 0] = base_mm[0] + radius_mm * np.cos(angles)[None, :]
+    points[:, :, 1] = base_mm[1] + radius_mm * np.sin(angles)[None, :]
+    points[:, :, 2] = heights[:, None]
+    return points
+
 _BOX_DIRECTIONS = np.array([[-1.0, 0.0], [0.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
 
 

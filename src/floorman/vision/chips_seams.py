@@ -14,14 +14,12 @@ confidence >= 0.8 28 -> 40 % / 20 -> 32 % of stacks, 95.4 / 93.5 % of those exac
 
 from __future__ import annotations
 
-import math
-
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from floorman.core.geometry import FloatArray
-from floorman.vision.chips_geometry import TableCamera
+from floorman.vision.chips_geometry import TableCamera, side_points
 
 MIN_PX_PER_CHIP = 2.0  # thinner sides hold no countable seams
 WEIGHT = 1.0  # log-evidence per log of power over the spectrum's median
@@ -52,12 +50,7 @@ def side_spectrum(image: npt.NDArray[np.uint8], camera: TableCamera, *, base_px:
     if length < _MIN_BAND_PX:
         return None
     base_mm = camera.to_plane(np.asarray(base_px, dtype=np.float64)[None, :], z=0.0)[0]
-    eye = camera.eye
-    facing = math.atan2(float(eye[1] - base_mm[1]), float(eye[0] - base_mm[0]))
-    angles = facing + np.radians(_LINES_DEG)
-    rim = np.zeros((len(angles), 3))
-    rim[:, 0] = base_mm[0] + radius_mm * np.cos(angles)
-    rim[:, 1] = base_mm[1] + radius_mm * np.sin(angles)
+    rim = side_points(camera, base_mm, radius_mm=radius_mm, angles_deg=_LINES_DEG, heights_mm=(0.0,))[0]
     starts = camera.project(rim)  # (L, 2)
     n = int(length * _SAMPLES_PER_PX) + 1
     s = np.linspace(0.0, 1.0, n)
