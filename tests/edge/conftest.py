@@ -1,4 +1,5 @@
-"""Fixtures of the event bus tests: real ZeroMQ sockets on loopback, free ports, bounded waits, closed after."""
+"""Fixtures of the edge tests: for the event bus, real ZeroMQ sockets on loopback, free ports, bounded waits,
+closed after; for the derivation, a fresh deriver on the default layout."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from floorman.edge.broker import Broker
+from floorman.edge.derive import EventDeriver
 from floorman.edge.publisher import EventPublisher
 from floorman.edge.spool import Spool
+from tests.edge.derive_helpers import LAYOUT
 from tests.edge.helpers import KEY, LOOPBACK
 
 
@@ -31,3 +34,8 @@ def publisher(broker: Broker, spool: Spool) -> Iterator[EventPublisher]:
     with EventPublisher(KEY, broker=broker.frontend_endpoint, replay=LOOPBACK, spool=spool,
                         heartbeat_interval=0.2) as running:
         yield running
+
+
+@pytest.fixture
+def deriver() -> EventDeriver:
+    return EventDeriver(LAYOUT, table_id="t1", camera_id="c1")

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from floorman.core.events import EventBase
 from floorman.core.layout import TableLayout
 from floorman.core.table_state import PointMm, SeenButton, SeenCard, SeenChips, SeenHand, TableState
+from floorman.edge.derive import EventDeriver
 
 LAYOUT = TableLayout.default()
 FPS = 30.0
@@ -53,3 +55,8 @@ class Scene:
                                      button=self.button))
             self.frame += 1
         return states
+
+
+def run(deriver: EventDeriver, states: list[TableState]) -> list[EventBase]:
+    """Every event the deriver completes over these states, in order."""
+    return [event for state in states for event in deriver.update(state)]

@@ -7,11 +7,7 @@ import pytest
 from floorman.core.events import EventBase
 from floorman.core.table_state import SeenButton, TableState
 from floorman.edge.derive import DeriveConfig, EventDeriver
-from tests.edge.derive_helpers import LAYOUT, Scene, card, centre, chips, hand
-
-
-def run(deriver: EventDeriver, states: list[TableState]) -> list[EventBase]:
-    return [event for state in states for event in deriver.update(state)]
+from tests.edge.derive_helpers import LAYOUT, Scene, card, centre, chips, hand, run
 
 
 def kinds(events: list[EventBase]) -> list[str]:
@@ -20,11 +16,6 @@ def kinds(events: list[EventBase]) -> list[str]:
 
 def of(events: list[EventBase], kind: str) -> list[dict[str, object]]:
     return [e.model_dump() for e in events if e.model_dump()["type"] == kind]
-
-
-@pytest.fixture
-def deriver() -> EventDeriver:
-    return EventDeriver(LAYOUT, table_id="t1", camera_id="c1")
 
 
 def seated(scene: Scene, seat: int, *, track: int) -> None:

@@ -4,25 +4,14 @@ past the stub, the stub under the dealer's hand."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from floorman.core.events import EventBase
-from floorman.core.table_state import TableState
 from floorman.edge.derive import DeriveConfig, EventDeriver
-from tests.edge.derive_helpers import LAYOUT, Scene, card, centre, hand
-
-
-def run(deriver: EventDeriver, states: list[TableState]) -> list[EventBase]:
-    return [event for state in states for event in deriver.update(state)]
+from tests.edge.derive_helpers import LAYOUT, Scene, card, centre, hand, run
 
 
 def dealt(events: list[EventBase]) -> list[tuple[object, object]]:
     return [(d["to_zone"], d["card"]) for e in events if (d := e.model_dump())["type"] == "card_dealt"]
-
-
-@pytest.fixture
-def deriver() -> EventDeriver:
-    return EventDeriver(LAYOUT, table_id="t1", camera_id="c1")
 
 
 def with_stub() -> Scene:

@@ -4,16 +4,9 @@ stack is read before the chips that left it land)."""
 
 from __future__ import annotations
 
-import pytest
-
 from floorman.core.events import EventBase
-from floorman.core.table_state import TableState
 from floorman.edge.derive import EventDeriver
-from tests.edge.derive_helpers import LAYOUT, Scene, centre, chips, hand
-
-
-def run(deriver: EventDeriver, states: list[TableState]) -> list[EventBase]:
-    return [event for state in states for event in deriver.update(state)]
+from tests.edge.derive_helpers import LAYOUT, Scene, centre, chips, hand, run
 
 
 def of(events: list[EventBase], kind: str) -> list[dict[str, object]]:
@@ -22,11 +15,6 @@ def of(events: list[EventBase], kind: str) -> list[dict[str, object]]:
 
 def zone_values(events: list[EventBase], zone: str) -> list[object]:
     return [z["value"] for z in of(events, "zone_chips") if z["zone"] == zone]
-
-
-@pytest.fixture
-def deriver() -> EventDeriver:
-    return EventDeriver(LAYOUT, table_id="t1", camera_id="c1")
 
 
 def test_a_stack_restacked_under_the_dealers_hand_is_not_counted_twice(deriver: EventDeriver) -> None:

@@ -3,16 +3,9 @@ stack, never for a hand passing over them on its way to the bet line and back.""
 
 from __future__ import annotations
 
-import pytest
-
 from floorman.core.events import EventBase
-from floorman.core.table_state import TableState
 from floorman.edge.derive import DeriveConfig, EventDeriver
-from tests.edge.derive_helpers import LAYOUT, Scene, card, centre, chips, hand
-
-
-def run(deriver: EventDeriver, states: list[TableState]) -> list[EventBase]:
-    return [event for state in states for event in deriver.update(state)]
+from tests.edge.derive_helpers import LAYOUT, Scene, card, centre, chips, hand, run
 
 
 def visits(events: list[EventBase]) -> list[tuple[object, ...]]:
@@ -21,11 +14,6 @@ def visits(events: list[EventBase]) -> list[tuple[object, ...]]:
 
 def kinds(events: list[EventBase]) -> list[str]:
     return [str(e.model_dump()["type"]) for e in events]
-
-
-@pytest.fixture
-def deriver() -> EventDeriver:
-    return EventDeriver(LAYOUT, table_id="t1", camera_id="c1")
 
 
 def move(scene: Scene, deriver: EventDeriver, zone: str, *, frames: int, track: int = 51) -> list[EventBase]:
