@@ -84,3 +84,15 @@ def test_the_stub_under_the_dealers_hand_is_no_card_of_the_deck_zone(deriver: Ev
     del scene.cards[1]  # the hand covers the stub
     events += run(deriver, scene.frames(20))
     assert [e.model_dump()["zone"] for e in events if e.model_dump()["type"] == "zone_cards"] == []
+
+
+def test_a_fold_sliding_past_the_stub_does_not_stop_a_shuffle(deriver: EventDeriver) -> None:
+    # The dealer rests a hand on the stub while a fold slides past it: no card left the stub, so it is a shuffle.
+    scene = with_stub()
+    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
+    run(deriver, scene.frames(2))
+    scene.hands[60] = hand(centre("deck", 0, -20), "deck", track=60)
+    events = run(deriver, scene.frames(10))
+    events += slide(scene, deriver, track=30, xs=[-290.0, -240.0, -150.0, -60.0, 40.0, 120.0])
+    events += run(deriver, scene.frames(20))
+    assert [e.model_dump()["type"] for e in events].count("shuffle") == 1

@@ -41,6 +41,7 @@ class CardDeriver(ZoneDeriver[CardContent]):
         self._deck = layout.zone("deck").points
         self._members: dict[str, set[int]] = {name: set() for name in self.zones}
         self.last_from_deck = -1.0
+        self._deck_setter: tuple[int, float] | None = None  # the track that set last_from_deck, the time before
         """When a card last left the deck stub."""
         self.dealt_since_shuffle = 0
 
@@ -75,11 +76,14 @@ class CardDeriver(ZoneDeriver[CardContent]):
                 track.marks.add(PLACED)
             elif track.observations == 1 and (self._from_deck(track) or self._continues_flight(track, current)):
                 track.marks.add(FROM_DECK)
+                self._deck_setter = (track.id, self.last_from_deck)
                 self.last_from_deck = state.t
             elif track.observations == 1 and self._reacquires(track, current):
                 track.marks.add(PLACED)
             elif track.observations == 2 and FROM_DECK in track.marks and self._towards_deck(track):
                 track.marks.discard(FROM_DECK)
+                if self._deck_setter is not None and self._deck_setter[0] == track.id:
+                    self.last_from_deck = self._deck_setter[1]  # no card left the stub (a later one's time stands)
             if track.still and track.zone in contents and not self._is_stub(track):
                 contents[track.zone].append(track)
         for track in self.tracker.unseen(current):
