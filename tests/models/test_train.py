@@ -30,12 +30,21 @@ def test_train_arguments_are_offline_from_scratch(tmp_path: Path) -> None:
     tuned = TrainConfig(data=tmp_path, optimizer="AdamW", lr0=0.0005, lrf=0.1)
     assert {k: train_arguments(tuned, data_yaml=tmp_path / "d.yaml")[k] for k in ("optimizer", "lr0", "lrf")} == {
         "optimizer": "AdamW", "lr0": 0.0005, "lrf": 0.1}
+    assert "freeze" not in arguments
+    frozen = TrainConfig(data=tmp_path, weights=tmp_path / "last.pt", freeze=10)
+    assert train_arguments(frozen, data_yaml=tmp_path / "d.yaml")["freeze"] == 10
 
 
 def test_fine_tuning_needs_an_existing_checkpoint(tmp_path: Path) -> None:
     source = make_toy_dataset(tmp_path / "toy", count=4)
     config = tiny_config(tmp_path, data=source).model_copy(update={"weights": tmp_path / "missing.pt"})
     with pytest.raises(TrainingError, match=r"missing\.pt"):
+        train_detector(config)
+
+
+def test_freezing_needs_a_checkpoint(tmp_path: Path) -> None:
+    config = tiny_config(tmp_path, data=tmp_path / "data").model_copy(update={"freeze": 10})
+    with pytest.raises(TrainingError, match=r"--freeze 10: expected --weights"):
         train_detector(config)
 
 

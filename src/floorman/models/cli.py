@@ -7,16 +7,9 @@ import sys
 from pathlib import Path
 
 from floorman.core.errors import ConfigError
+from floorman.datasets.render_cli import parse_size
 from floorman.models.registry import WEIGHTS_DIR, model_info
 from floorman.models.train import RenderSpec, TrainConfig, train_detector
-
-
-def _size(text: str) -> tuple[int, int]:
-    try:
-        width, height = (int(part) for part in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected WxH such as 1280x720, got {text!r}") from None
-    return width, height
 
 
 def _levels(text: str) -> tuple[int, ...]:
@@ -48,7 +41,7 @@ def _register_train(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     train.add_argument("--data", type=Path, help="existing YOLO dataset folder (else one is rendered)")
     train.add_argument("--count", type=int, default=defaults.render.count, help="frames to render")
     train.add_argument("--seed", type=int, default=defaults.render.seed, help="render seed")
-    train.add_argument("--size", type=_size, default=defaults.render.size, help="render size WxH")
+    train.add_argument("--size", type=parse_size, default=defaults.render.size, help="render size WxH")
     train.add_argument("--render-workers", type=int, default=defaults.render.workers, help="render processes")
     train.add_argument("--levels", type=_levels, default=defaults.levels,
                        help="pyramid levels, long side in px, comma-separated (default 320,960)")
@@ -56,6 +49,8 @@ def _register_train(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     train.add_argument("--model", default=defaults.model, help="Ultralytics model YAML, e.g. yolo11n.yaml")
     train.add_argument("--weights", type=Path, help="start from this checkpoint (.pt) instead of --model: "
                        "fine-tune an earlier run (a new run --name; resuming an unfinished run needs no flag)")
+    train.add_argument("--freeze", type=int, help="with --weights: keep the first N layers as they are "
+                       "(10: yolo11n's backbone), train the rest")
     train.add_argument("--optimizer", default=defaults.optimizer, help="Ultralytics optimizer (auto, AdamW, SGD)")
     train.add_argument("--lr0", type=float, help="initial learning rate (default: the optimizer's)")
     train.add_argument("--lrf", type=float, help="final learning rate, fraction of lr0")
@@ -144,7 +139,8 @@ def run_train(args: argparse.Namespace) -> int:
     config = TrainConfig(
         data=args.data, render=RenderSpec(count=args.count, seed=args.seed, size=args.size,
                                           workers=args.render_workers),
-        levels=args.levels, imgsz=args.imgsz, model=args.model, weights=args.weights, optimizer=args.optimizer,
+        levels=args.levels, imgsz=args.imgsz, model=args.model, weights=args.weights, freeze=args.freeze,
+        optimizer=args.optimizer,
         lr0=args.lr0, lrf=args.lrf, warmup_epochs=args.warmup_epochs, threads=args.threads, epochs=args.epochs,
         time_hours=args.time_hours, batch=args.batch, device=args.device, loader_workers=args.workers,
         prep_workers=args.prep_workers, balance=args.balance, coarse_repeat=args.coarse_repeat,

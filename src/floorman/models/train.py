@@ -52,6 +52,8 @@ class TrainConfig(BaseModel):
     model: str = Field(default="yolo11n.yaml", description="Ultralytics model YAML (trained from scratch).")
     weights: Path | None = Field(default=None, description="Start from this checkpoint (.pt, e.g. an earlier "
                                  "run's last.pt) instead of the YAML: fine-tuning, a new optimizer.")
+    freeze: int | None = Field(default=None, ge=1, description="Keep the first N layers of `weights` as they "
+                               "are (10: yolo11n's backbone) and train the rest: a cheaper fine-tune.")
     optimizer: str = Field(default="auto", description="Ultralytics optimizer: auto, AdamW, SGD, ...")
     lr0: float | None = Field(default=None, gt=0, description="Initial learning rate (None: the optimizer's).")
     lrf: float | None = Field(default=None, gt=0, le=1, description="Final learning rate as a fraction of lr0.")
@@ -134,6 +136,8 @@ def train_arguments(config: TrainConfig, *, data_yaml: Path) -> dict[str, Any]:
         arguments["lrf"] = config.lrf
     if config.time_hours is not None:
         arguments["time"] = config.time_hours
+    if config.freeze is not None:
+        arguments["freeze"] = config.freeze
     return arguments
 
 
@@ -150,6 +154,8 @@ def resumable(checkpoint: Path) -> bool:
 
 def train_detector(config: TrainConfig) -> Path:
     """Train (or resume) and return the best checkpoint."""
+    if config.freeze is not None and config.weights is None:
+        raise TrainingError(f"--freeze {config.freeze}: expected --weights to freeze layers of, got none")
     ultralytics = load_ultralytics(threads=config.threads)
     last = config.runs_dir / config.name / "weights" / "last.pt"
     if config.resume and last.is_file() and not resumable(last):
