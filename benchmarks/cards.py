@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/cards.py templates [--out src/floorman/vision/data/card_index_templates.npz]
     .venv/bin/python benchmarks/cards.py measure --data DIR [DIR ...] [--limit N] [--true-corners] [--classical]
-        [--detector detector_int8.onnx]
+        [--detector detector_int8.onnx] [--thresholds]
 
 `templates` renders the corner index of all 52 cards of every simulator deck design at several scales (exact,
 with small outline jitter as a detector's outline would have, and with camera faults: blur, motion blur,
@@ -15,7 +15,8 @@ by card width and by covered share, the share left unread (None), the accuracy o
 milliseconds per card. With --true-corners it gives the true outline instead of the box (the reading alone,
 as with a keypoint detector); with --classical it runs the index matcher alone (no classifier); with --detector
 each card is read from the detector's card_face box best overlapping it (IoU >= 0.5), end to end: a card the
-detector misses counts as unread.
+detector misses counts as unread. With --thresholds it also prints, for confidence thresholds around
+`MIN_CONFIDENCE`, how many wrong readings a threshold would accept and how many right ones it would refuse.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import numpy as np
 
 from floorman.core.cards import Card, full_deck
 from floorman.datasets.textures import N_DECK_DESIGNS, card_face
-from floorman.vision.cards import CardReading, recognise_card, rectify
+from floorman.vision.cards import MIN_CONFIDENCE, CardReading, recognise_card, rectify
 from floorman.vision.cards_index import (
     RANK_CODES,
     SUIT_CODES,
@@ -55,6 +56,7 @@ MIN_WIDTH_PX = 40.0
 CARD_FACE = 0  # DetectorClass.CARD_FACE
 BUCKETS = (("< 60 px", 0.0, 60.0), ("60-120 px", 60.0, 120.0), ("> 120 px", 120.0, float("inf")))
 COVER_BUCKETS = (("0-10 % cov", 0.9, 1.01), ("10-30% cov", 0.0, 0.9))
+THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7)
 
 
 def _face_on_table(face_bgra: np.ndarray, *, pad: int) -> np.ndarray:
@@ -148,6 +150,7 @@ class Tally:
     right: int = 0
     seconds: float = 0.0
     misses: list[str] = field(default_factory=list)
+    scored: list[tuple[float, bool, bool]] = field(default_factory=list)  # confidence, read (a card), right
 
     def row(self, name: str) -> str:
         acc = self.right / max(self.total, 1)
@@ -155,6 +158,18 @@ class Tally:
         unread = 1.0 - self.read / max(self.total, 1)
         ms = 1000.0 * self.seconds / max(self.total, 1)
         return f"| {name:<10} | {self.total:>5} | {acc:>8.1%} | {unread:>6.1%} | {precision:>9.1%} | {ms:>7.1f} |"
+
+
+def threshold_rows(scored: list[tuple[float, bool, bool]], thresholds: tuple[float, ...] = THRESHOLDS) -> list[str]:
+    """For each threshold: the wrong readings it would accept, the right ones it would refuse, the accuracy."""
+    rows = ["| threshold | wrong accepted | right refused | accuracy |", "|-----------|----------------|"
+            "---------------|----------|"]
+    for threshold in thresholds:
+        wrong = sum(1 for confidence, read, right in scored if confidence >= threshold and read and not right)
+        refused = sum(1 for confidence, _, right in scored if confidence < threshold and right)
+        accuracy = sum(1 for confidence, _, right in scored if confidence >= threshold and right) / max(len(scored), 1)
+        rows.append(f"| {threshold:>9.2f} | {wrong:>14} | {refused:>13} | {accuracy:>8.1%} |")
+    return rows
 
 
 def _cards(data: Path) -> list[tuple[Path, dict[str, object]]]:
@@ -205,9 +220,12 @@ def measure(data: list[Path], *, limit: int | None, seed: int, true_corners: boo
             box = detected_box(found, np.array([x0, y0, x1, y1]))
         start = time.perf_counter()
         where = {"corners": obj["corners_px"]} if true_corners else {"box": box}
-        reading = (recognise_card(images[path], use_classifier=not classical, **where) if box is not None
-                   else CardReading(card=None, confidence=0.0, corners_px=None, source="missed by the detector"))
+        raw = (recognise_card(images[path], use_classifier=not classical, min_confidence=0.0, **where)
+               if box is not None else CardReading(card=None, confidence=0.0, corners_px=None,
+                                                   source="missed by the detector"))
         elapsed = time.perf_counter() - start
+        reading = raw if raw.confidence >= MIN_CONFIDENCE else CardReading(
+            card=None, confidence=raw.confidence, corners_px=raw.corners_px, source=raw.source)
         width, visible = _card_width(obj), float(str(obj["visible_fraction"]))
         names = [n for n, lo, hi in (("all", 0.0, float("inf")), *BUCKETS) if lo <= width < hi]
         names += [n for n, lo, hi in COVER_BUCKETS if lo <= visible < hi]
@@ -217,6 +235,7 @@ def measure(data: list[Path], *, limit: int | None, seed: int, true_corners: boo
             tally.read += reading.card is not None
             tally.right += reading.card == obj["card"]
             tally.seconds += elapsed
+            tally.scored.append((raw.confidence, raw.card is not None, raw.card == obj["card"]))
             if reading.card != obj["card"]:
                 tally.misses.append(f"{path.parent.parent.parent.name}/{path.name} {obj['card']} -> {reading.card} "
                                     f"({reading.confidence:.2f}, {reading.source}; {width:.0f} px wide, "
@@ -237,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--seed", type=int, default=5)
     run.add_argument("--show-misses", action="store_true")
     run.add_argument("--detector", type=Path, help="ONNX detector: read each card from its detection (end to end)")
+    run.add_argument("--thresholds", action="store_true", help="wrong accepted / right refused by threshold")
     args = parser.parse_args(argv)
     if args.command == "templates":
         templates = build_templates(np.random.default_rng(20261129))
@@ -252,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, tally in tallies.items():
         sys.stdout.write(tally.row(name) + "\n")
     sys.stdout.write("target: >= 99 % on cards < 30 % covered (synthetic); >= 90 % on real photos\n")
+    if args.thresholds:
+        sys.stdout.write("\n".join(threshold_rows(tallies["all"].scored)) + "\n")
     if args.show_misses:
         sys.stdout.write("\n".join(tallies["all"].misses) + "\n")
     return 0

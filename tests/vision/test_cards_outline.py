@@ -1,6 +1,7 @@
-"""Card outlines from straight edges (`cards_outline.edge_quads`) and how `recognise_card` uses them: a card
-merged in colour with the card under it, in a detector box off its centre; a card with one end under another
-card; the classifier unsure because a chip hides pips; a card cut by the image frame (`frame_quads`)."""
+"""Card outlines from straight edges (`cards_outline.edge_quads`, `line_quads`) and how `recognise_card` uses
+them: a card merged in colour with the card under it, in a detector box off its centre; a card with one end under
+another card; a card seen at a slant (`line_quads`); the classifier unsure because a chip hides pips, or fooled
+by an outline spanning two cards; a card cut by the image frame (`frame_quads`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from floorman.datasets.textures import N_DECK_DESIGNS, card_face
 from floorman.vision import cards
 from floorman.vision.cards import MIN_CONFIDENCE, order_corners, recognise_card
 from floorman.vision.cards_cnn import CardClassifier, CnnReading
-from floorman.vision.cards_outline import edge_quads, frame_quads
+from floorman.vision.cards_outline import edge_quads, frame_quads, line_quads
 from tests.vision.test_cards import table
 
 
@@ -133,6 +134,19 @@ def test_index_corners_outvote_an_unsure_classifier_on_rank_only(classifier_says
     assert (reading.card == "2D") == (source == "index")
 
 
+@pytest.mark.parametrize(("classifier_says", "index_says", "index_confidence", "source"), [
+    ("8D", "7D", 0.63, "index"), ("8D", "7D", 0.5, "classifier"), ("8S", "7D", 0.7, "classifier")])
+def test_one_index_corner_outvotes_the_classifier_on_rank_only(classifier_says: str, index_says: str,
+                                                                index_confidence: float, source: str) -> None:
+    """A covered card shows one index corner: read at 0.6 or more, it outvotes a classifier at 0.8 that differs
+    in rank only (it counted a pip too many, or too few, around what covers the card), not one that differs in
+    suit."""
+    quad = np.array([[0, 0], [63, 0], [63, 88], [0, 88]], dtype=np.float32)
+    index = cards.IndexReading(card=index_says, confidence=index_confidence, corners_read=1, corners_agreeing=1)
+    reading = cards._combine((CnnReading(card=classifier_says, confidence=0.8, face=1.0), quad), index, quad)
+    assert (reading.source, reading.card) == (source, index_says if source == "index" else classifier_says)
+
+
 def cut_scene(*, side: int, angle_deg: float) -> tuple[np.ndarray, tuple[int, int, int, int], np.ndarray]:
     """A 7 of clubs on a light-wood table, a third of it past side `side` (0 left .. 3 bottom) of the image,
     and its detector box (5 % margin), clipped to the image."""
@@ -172,3 +186,83 @@ def test_reads_a_card_cut_by_the_frame(side: int, angle: float) -> None:
     image, box, _ = cut_scene(side=side, angle_deg=angle)
     reading = recognise_card(image, box=box)
     assert reading.card == "7C"
+
+
+SLANTED = [("5H", "8C", 10.0), ("7D", "9S", -15.0), ("QS", "3H", 20.0)]
+
+
+def slanted_scene(card: str, under: str, *, design: int,
+                  angle_deg: float) -> tuple[np.ndarray, tuple[int, int, int, int], np.ndarray]:
+    """`card` over `under` on felt seen by a low camera (the table squeezed to 0.75 in depth and sheared: the
+    card is a parallelogram with no right angle, nearly square), and its detector box (5 % margin)."""
+    image = table(seed=design, size=360)
+    paste_card(image, under, design=design, angle_deg=angle_deg - 30.0, centre=(140.0, 200.0))
+    corners, _ = paste_card(image, card, design=design, angle_deg=angle_deg, centre=(200.0, 180.0))
+    slant = np.array([[1.0, 0.2, -30.0], [0.0, 0.75, 45.0]])
+    seen = cv2.warpAffine(image, slant, (360, 360), borderMode=cv2.BORDER_REPLICATE)
+    truth = corners @ slant[:, :2].T + slant[:, 2]
+    lo, hi = truth.min(axis=0), truth.max(axis=0)
+    margin = 0.05 * (hi - lo)
+    return seen, (int(lo[0] - margin[0]), int(lo[1] - margin[1]), int(hi[0] + margin[0]) + 1,
+                  int(hi[1] + margin[1]) + 1), truth
+
+
+@pytest.mark.parametrize(("card", "under", "angle"), SLANTED)
+def test_line_quads_find_a_card_seen_at_a_slant(card: str, under: str, angle: float) -> None:
+    image, box, truth = slanted_scene(card, under, design=0, angle_deg=angle)
+    found = line_quads(image, box)
+    assert min(outline_error(q.corners, truth) for q in found) < 0.05
+    rectangles = [q.corners for q in edge_quads(image, box)] + cards.box_quads(box)
+    rectangles += [c for q in cards.find_card_quads(image, box) for c in cards.quad_candidates(q)]
+    assert min(outline_error(q, truth) for q in rectangles) > 0.1
+
+
+@pytest.mark.parametrize("design", [0, 3])
+@pytest.mark.parametrize(("card", "under", "angle"), SLANTED)
+def test_reads_a_card_seen_at_a_slant(design: int, card: str, under: str, angle: float) -> None:
+    image, box, _ = slanted_scene(card, under, design=design, angle_deg=angle)
+    reading = recognise_card(image, box=box)
+    assert reading.card == card
+    assert reading.confidence >= MIN_CONFIDENCE
+
+
+class ByOutlineClassifier(StubClassifier):
+    """Reads the first outline as `first` at 0.95 (an outline spanning the card and its neighbour), every other
+    as `card` at `confidence`."""
+
+    def __init__(self, card: str, confidence: float, *, first: str) -> None:
+        super().__init__(card, confidence)
+        self.first = first
+
+    def read(self, image: np.ndarray, outlines: list[np.ndarray]) -> list[CnnReading]:
+        readings = super().read(image, outlines)
+        return [CnnReading(card=self.first, confidence=0.95, face=1.0), *readings[1:]] if readings else []
+
+
+@pytest.mark.parametrize(("others", "confidence", "expected"), [(3, 0.8, "4D"), (1, 0.8, "6D"), (3, 0.5, "6D")])
+def test_the_outlines_vote_for_a_card(others: int, confidence: float, expected: str) -> None:
+    image = table(seed=5, size=200)
+    square = np.array([[60, 40], [130, 40], [130, 140], [60, 140]], dtype=np.float32)
+    outlines = [square + 2.0 * i for i in range(others + 1)]
+    net = ByOutlineClassifier("4D", confidence, first="6D")
+    chosen = cards._classify(net, image, outlines)
+    assert chosen is not None
+    assert chosen[0].card == expected
+    assert (chosen[1] is outlines[0]) == (expected == "6D")
+
+
+def test_the_index_matcher_reads_the_colour_outlines_of_the_chosen_card_only() -> None:
+    chosen = np.array([[100, 100], [163, 100], [163, 189], [100, 189]], dtype=np.float32)
+    near, merged = chosen + 3.0, chosen.copy()
+    merged[1:3, 0] += 60.0  # the card and its neighbour as one region
+    assert [id(q) for q in cards._same_card([near, merged], chosen)] == [id(near), id(chosen)]
+
+
+def test_nearly_square_outlines_are_read_both_ways() -> None:
+    """A card foreshortened to nearly square by a low camera: which sides are its short ones is not clear, so
+    the outline is offered turned a quarter too; a card-shaped one is not."""
+    square = np.array([[0, 0], [100, 0], [100, 108], [0, 108]], dtype=np.float32)
+    card = np.array([[0, 0], [100, 0], [100, 140], [0, 140]], dtype=np.float32)
+    turned = cards._turned_a_quarter([square, card])
+    assert len(turned) == 1
+    assert np.array_equal(turned[0], np.roll(square, -1, axis=0))

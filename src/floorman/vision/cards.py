@@ -5,19 +5,21 @@ paper's colour, with and without cutting it along image edges; a quadrilateral f
 perspective makes it; and card-shaped cuts of it when it is the card merged with a neighbour). The card
 classifier (`cards_cnn`: a CNN trained on rendered cards, `floorman models train-cards`) reads each outline
 warped upright to a 64 x 88 patch, in both orientations, together with card-shaped outlines fitted to the box
-(`box_quads`); the most confident outline wins, larger ones preferred a little (`_classify`). When it is not
-sure, it reads the card-shaped outlines along straight edges in the box too (`cards_outline.edge_quads`: for a
-card merged in colour with its neighbour, with an end covered, or in a box off its centre) and, for a card cut by
-the image frame, the card run on past it (`cards_outline.frame_quads`), and chooses again
-(`_classify_in_stages`). Still not sure, the index matcher reads too: each outline rectified to a canonical
-upright card, the index read at the four corner positions (either corner of a card in any rotation), each rank glyph
-and suit pip scored against templates rendered from every simulator deck design (nearest template by cosine
-similarity, and a linear classifier; `data/card_index_templates.npz`, built by `benchmarks/cards.py
-templates`), red versus black ink a cue for the suit; it reads the colour-region outlines, then the outline
-the classifier chose. The two readings are combined (`_combine`): agreeing, the confidence rises; disagreeing,
-the classifier wins when fairly sure (it measures far better) unless several index corners agree on the
-matcher's reading, else the more confident, at a lower confidence. With `corners` (from a keypoint
-detector, say) the outline search is skipped.
+(`box_quads`); the outlines vote for a card, each with its confidence to the fourth power, and that card's most
+confident outline wins, larger ones preferred a little (`_classify`). When it is not sure, it reads the
+card-shaped outlines along straight edges in the box too (`cards_outline.edge_quads`: for a card merged in
+colour with its neighbour, with an end covered, or in a box off its centre; `cards_outline.line_quads`: outlines
+between the lines of two directions found apart, for a card seen at a slant) and, for a card cut by the image
+frame, the card run on past it (`cards_outline.frame_quads`), and chooses again (`_classify_in_stages`). Still not
+sure, the index matcher reads too: each outline rectified to a canonical upright card, the index read at the four
+corner positions (either corner of a card in any rotation), each rank glyph and suit pip scored against templates
+rendered from every simulator deck design (nearest template by cosine similarity, and a linear classifier;
+`data/card_index_templates.npz`, built by `benchmarks/cards.py templates`), red versus black ink a cue for the
+suit; it reads the colour-region outlines that overlap the classifier's outline (`_same_card`: a region merged
+with a neighbour holds the neighbour's index too), then that outline. The two readings are combined
+(`_combine`): agreeing, the confidence rises; disagreeing, the classifier wins when fairly sure (it measures far
+better) unless several index corners agree on the matcher's reading, else the more confident, at a lower
+confidence. With `corners` (from a keypoint detector, say) the outline search is skipped.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from floorman.vision.cards_index import (
     corner_crops,
     index_features,
 )
-from floorman.vision.cards_outline import edge_quads, frame_quads, meeting_points
+from floorman.vision.cards_outline import edge_quads, frame_quads, line_quads, meeting_points
 
 log = logging.getLogger(__name__)
 
@@ -72,10 +74,14 @@ _MIN_QUALITY = 0.75  # corners whose best rank or suit similarity is lower are i
 _CNN_SURE = 0.9  # a classifier reading this confident is taken without the index matcher
 _AREA_PREFERENCE = 0.15  # score bonus of the largest outline candidate over a vanishing one
 _CNN_TRUSTED = 0.5  # a classifier reading this confident wins over a disagreeing index matcher
-_INDEX_CORNERS_SURE = 3  # an index matcher reading this many agreeing corners (one fewer when the readers
-_INDEX_SURE = 0.9  # differ in rank only) at this confidence wins over a disagreeing classifier that is unsure
+_INDEX_CORNERS_SURE = 3  # an index matcher reading this many agreeing corners
+_INDEX_SURE = 0.9  # at this confidence wins over a disagreeing classifier that is unsure,
+_INDEX_RANK_SURE = 0.6  # and at this one from any corner when the two differ in rank only (one corner: 0.7 at most)
 _BOX_MARGIN = 1.15  # a detector box grown by its margin, over the card's own bounding box
 _BOX_STEP_DEG = 5.0  # turns tried by `box_quads`
+_SAME_CARD_IOU = 0.6  # the index matcher reads the colour outlines overlapping the classifier's this much
+_SQUARE_ASPECT = 1.15  # a found outline whose long side is shorter than this times its short one is read both ways
+_VOTE_POWER = 4  # each outline votes for its card with its confidence to this power
 _BOX_FIT = 0.06  # how far a card-shaped outline's bounding box may be off the box, a share of its long side
 
 
@@ -383,9 +389,11 @@ def _resolution_factor(corners: FloatArray) -> float:
 
 
 def recognise_card(image_bgr: Any, *, box: Any = None, corners: Any = None, templates: IndexTemplates | None = None,
-                   classifier: CardClassifier | None = None, use_classifier: bool = True) -> CardReading:
+                   classifier: CardClassifier | None = None, use_classifier: bool = True,
+                   min_confidence: float = MIN_CONFIDENCE) -> CardReading:
     """Read the face-up card inside `box` (x0, y0, x1, y1 with some margin) or with outline `corners`
-    (TL, TR, BR, BL pixels; skips the outline search). Returns card None and a low confidence when unsure.
+    (TL, TR, BR, BL pixels; skips the outline search). Returns card None when unsure (confidence under
+    `min_confidence`; 0 gives every reading, for a benchmark to choose the threshold).
 
     The classifier (`classifier`, default the shipped one; none with `use_classifier=False`) reads every
     outline candidate; when its best reading is not sure, the index matcher reads too, and the two are
@@ -407,10 +415,10 @@ def recognise_card(image_bgr: Any, *, box: Any = None, corners: Any = None, temp
         reading = CardReading(card=learned[0].card, confidence=learned[0].confidence, corners_px=learned[1],
                               source="classifier")
     else:
-        outlines = quads if learned is None or corners is not None else [*quads, learned[1]]  # theirs, then its
+        outlines = quads if learned is None or corners is not None else _same_card(quads, learned[1])
         index, outline = _best_reading(image, outlines, templates=templates)
         reading = _combine(learned, index, outline)
-    if reading.card is None or reading.confidence < MIN_CONFIDENCE:
+    if reading.card is None or reading.confidence < min_confidence:
         log.debug("card unsure: best %s at confidence %.2f", reading.card, reading.confidence)
         return replace(reading, card=None)
     return replace(reading, card=str(Card.parse(reading.card)))
@@ -421,8 +429,9 @@ def _classify_in_stages(net: CardClassifier, image: Image, candidates: list[Floa
     """The classifier's choice among the colour-region outlines `candidates` and the card-shaped outlines
     fitted to `box` (`box_quads`); when it is not sure (`_CNN_SURE`), among those and the outlines along
     straight edges in the box too (`cards_outline.edge_quads`: the card merged with a neighbour in colour,
-    seen at a slant, or on a table of its colour) and, for a box at the image's edge, the card run on past
-    the frame (`cards_outline.frame_quads`). None `box`: `candidates` alone."""
+    or on a table of its colour; `cards_outline.line_quads`: the same seen at a slant, no longer a rectangle)
+    and, for a box at the image's edge, the card run on past the frame (`cards_outline.frame_quads`). None
+    `box`: `candidates` alone."""
     if box is None:
         return _classify(net, image, candidates)
     pixel_box = _check_box(box, image.shape)
@@ -431,17 +440,32 @@ def _classify_in_stages(net: CardClassifier, image: Image, candidates: list[Floa
     learned = _classify(net, image, first, known=known)
     if learned is not None and learned[0].confidence >= _CNN_SURE:
         return learned
-    more = [order_corners(q.corners) for q in edge_quads(image, pixel_box)]
+    lines = [order_corners(q.corners) for q in line_quads(image, pixel_box)]
+    more = [order_corners(q.corners) for q in edge_quads(image, pixel_box)] + lines + _turned_a_quarter(lines)
     more += [order_corners(q) for q in frame_quads(image, pixel_box)]
     return _classify(net, image, first + more, known=known)
 
 
+def _turned_a_quarter(quads: list[FloatArray]) -> list[FloatArray]:
+    """The nearly square ones of `quads` with their corners taken one on (TR, BR, BL, TL): a card seen at a
+    slant from a low camera is foreshortened, so which of its sides are the short ones is not clear from the
+    image (`order_corners` takes the shorter)."""
+    out = []
+    for quad in quads:
+        first, second = float(np.linalg.norm(quad[1] - quad[0])), float(np.linalg.norm(quad[2] - quad[1]))
+        if second < _SQUARE_ASPECT * first:
+            out.append(np.roll(quad, -1, axis=0))
+    return out
+
+
 def _classify(net: CardClassifier, image: Image, candidates: list[FloatArray], *,
               known: list[CnnReading] | None = None) -> tuple[CnnReading, FloatArray] | None:
-    """The classifier's choice among `candidates`: the most confident outline, larger ones preferred a little
-    (`_AREA_PREFERENCE`: an outline cut short hides pips, so a 9 may read as a 7, but an outline grown past
-    the card adds none), at its confidence times the square root of its card's share of the confidence summed
-    over all outlines; and that outline. `known`: the readings of the first candidates, already read."""
+    """The classifier's choice among `candidates`: the card with the most votes (each outline's confidence to
+    the power `_VOTE_POWER`: an outline spanning this card and its neighbour may read another card confidently,
+    but the outlines of the card itself mostly agree), its most confident outline, larger ones preferred a
+    little (`_AREA_PREFERENCE`: an outline cut short hides pips, so a 9 may read as a 7, but an outline grown
+    past the card adds none), at its confidence times the square root of its card's share of the confidence
+    summed over all outlines; and that outline. `known`: the readings of the first candidates, already read."""
     if not candidates:
         return None
     done = known if known is not None else []
@@ -449,10 +473,27 @@ def _classify(net: CardClassifier, image: Image, candidates: list[FloatArray], *
     areas = np.array([cv2.contourArea(c.reshape(-1, 1, 2)) for c in candidates], dtype=np.float64)
     scores = [r.confidence + _AREA_PREFERENCE * a / max(float(areas.max()), 1e-9) for r, a in zip(readings, areas,
                                                                                                   strict=True)]
-    best = int(np.argmax(scores))
+    votes: dict[str, float] = {}
+    for reading in readings:
+        votes[reading.card] = votes.get(reading.card, 0.0) + reading.confidence ** _VOTE_POWER
+    card = max(votes, key=lambda c: votes[c])
+    best = max((i for i, r in enumerate(readings) if r.card == card), key=lambda i: scores[i])
     share = sum(r.confidence for r in readings if r.card == readings[best].card) / max(
         sum(r.confidence for r in readings), 1e-9)
     return replace(readings[best], confidence=readings[best].confidence * float(np.sqrt(share))), candidates[best]
+
+
+def _same_card(quads: list[FloatArray], chosen: FloatArray) -> list[FloatArray]:
+    """The colour-region outlines `quads` that overlap the classifier's `chosen` outline by at least
+    `_SAME_CARD_IOU` (a region merged with a neighbour holds the neighbour's index too), then `chosen`."""
+    area = cv2.contourArea(chosen.reshape(-1, 1, 2))
+    out = []
+    for quad in quads:
+        inter, _ = cv2.intersectConvexConvex(quad.reshape(-1, 1, 2), chosen.reshape(-1, 1, 2))
+        union = cv2.contourArea(quad.reshape(-1, 1, 2)) + area - inter
+        if inter >= _SAME_CARD_IOU * max(union, 1e-9):
+            out.append(quad)
+    return [*out, chosen]
 
 
 def _combine(learned: tuple[CnnReading, FloatArray] | None, index: IndexReading,
@@ -460,9 +501,9 @@ def _combine(learned: tuple[CnnReading, FloatArray] | None, index: IndexReading,
     """The classifier's and the index matcher's readings as one: agreeing, the confidence either alone would
     leave unexplained; disagreeing, the classifier's when it is at least fairly sure (`_CNN_TRUSTED`: it
     measures far better) unless three or more corner indices agree on the matcher's (`_INDEX_CORNERS_SURE`),
-    or two when the two readers differ in rank only (a chip on the card's middle hides pips the classifier
-    counts, not the index glyphs the matcher reads), else the more confident of the two, each at a lower
-    confidence."""
+    or, when the two readers differ in rank only, the matcher reads at `_INDEX_RANK_SURE` (a chip or a hand on
+    the card's middle hides pips the classifier counts, not the index glyphs the matcher reads; on a covered
+    card one corner may be all it sees), else the more confident of the two, each at a lower confidence."""
     from_index = CardReading(card=index.card, confidence=index.confidence, corners_px=outline,
                              corners_read=index.corners_read, corners_agreeing=index.corners_agreeing, source="index")
     if learned is None:
@@ -473,9 +514,10 @@ def _combine(learned: tuple[CnnReading, FloatArray] | None, index: IndexReading,
     if index.card == cnn.card:
         confidence = 1.0 - (1.0 - cnn.confidence) * (1.0 - index.confidence)
         return replace(from_index, confidence=float(confidence), corners_px=quad, source="both")
-    same_suit = index.card[-1] == cnn.card[-1]  # so they differ in rank: the count of pips, or the index glyph
-    corners_needed = _INDEX_CORNERS_SURE - 1 if same_suit else _INDEX_CORNERS_SURE
-    index_sure = index.confidence >= _INDEX_SURE and index.corners_agreeing >= corners_needed
+    if index.card[-1] == cnn.card[-1]:  # they differ in rank: the count of pips, or the index glyph
+        index_sure = index.confidence >= _INDEX_RANK_SURE
+    else:
+        index_sure = index.confidence >= _INDEX_SURE and index.corners_agreeing >= _INDEX_CORNERS_SURE
     if not index_sure and cnn.confidence >= min(index.confidence, _CNN_TRUSTED):  # the matcher errs at times
         return CardReading(card=cnn.card, confidence=cnn.confidence * (1.0 - 0.5 * index.confidence),
                            corners_px=quad, source="classifier")

@@ -14,6 +14,12 @@ away; kept when they span the box, scored by the mean edge strength along their 
 the strongest edge nearby (`_refine`: perspective makes a card a general quadrilateral) go back to image
 pixels for the card classifier to choose from.
 
+A card seen at a slant (a low camera foreshortens and shears it) is a parallelogram in the image, not a
+rectangle, and may look nearly square: `line_quads` finds the strongest lines of each dominant edge direction
+apart (`_line_directions`, `_line_offsets`: a Hough transform over the directions that are there) and gives the
+parallelograms between two lines of each of two directions about a right angle apart, or between two of one and
+one of the other with the fourth side a card's proportion away (`_parallelograms`), scored as `edge_quads` does.
+
 A card cut by the image frame has a box cut by it too, and no fourth side in the image: `frame_quads` gives
 the card-shaped rectangles at the crop's dominant edge directions whose bounding box spans the box across the
 frame's side and runs on past the frame, for the classifier to read (the warp repeats the border pixels).
@@ -53,6 +59,13 @@ _FRAME_MARGIN = 1.1  # a detector box's size over the card's bounding box
 _FRAME_STEP_DEG = 2.0  # turns tried for a card cut by the frame
 _FRAME_LIMIT = 4  # outlines kept for it
 _FRAME_MIN_INSIDE = 0.35  # share of a cut card's bounding box that must lie inside the image
+_LINE_ASPECT = (0.95, 1.9)  # long / short side of a card seen at a slant from a low camera (foreshortened)
+_LINE_RATIOS = (1.0, 1.2, *_CARD_ASPECT)  # length over width of a card whose fourth side is hidden
+_LINE_DIRECTIONS = 5  # edge directions (0..180 degrees) whose lines are tried
+_LINE_SPREAD_DEG = 6.0  # directions closer than this are one
+_LINE_TOLERANCE_DEG = 5.0  # an edge pixel this close in direction votes for a line
+_LINE_SHARE = 0.15  # a direction's weight must reach this share of the strongest one
+_LINE_PAIR_DEG = (65.0, 115.0)  # the angle between a card's two side directions in the image
 
 
 @dataclass(frozen=True)
@@ -413,3 +426,156 @@ def _distinct(a: FloatArray, b: FloatArray, *, tolerance: float) -> bool:
     """Whether two rectangles differ by more than `tolerance` at some corner, matching corners in any order."""
     turns = np.stack([np.roll(a, k, axis=0) for k in range(4)])
     return bool((np.abs(turns - b).max(axis=(1, 2)) > tolerance).all())
+
+
+@dataclass(frozen=True)
+class _EdgeField:
+    """The work crop's edges: per pixel the signed gradient of the strongest channel (gx, gy), its normal's
+    direction in degrees (0..180) and weight (strength over `level`, at most 1); and the per-channel signed
+    gradients that `_line_support` samples."""
+
+    direction: npt.NDArray[np.float32]
+    weight: npt.NDArray[np.float32]
+    signed: tuple[FloatArray, FloatArray]
+    level: float
+
+
+def _edge_field(crop: npt.NDArray[np.float32]) -> _EdgeField:
+    sx = np.asarray(cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3), dtype=np.float32)
+    sy = np.asarray(cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3), dtype=np.float32)
+    channel = (sx * sx + sy * sy).argmax(axis=2)[..., None]
+    gx, gy = np.take_along_axis(sx, channel, 2)[..., 0], np.take_along_axis(sy, channel, 2)[..., 0]
+    level = max(float(np.percentile(np.maximum(np.abs(gx), np.abs(gy)), 97)), 1.0)
+    return _EdgeField(direction=(np.degrees(np.arctan2(gy, gx)) % 180.0).astype(np.float32),
+                      weight=np.minimum(np.hypot(gx, gy) / level, 1.0).astype(np.float32), signed=(sx, sy),
+                      level=level)
+
+
+def _line_directions(field: _EdgeField) -> list[float]:
+    """Up to `_LINE_DIRECTIONS` edge normal directions (whole degrees, 0..180), strongest first: peaks of the
+    weighted direction histogram, smoothed."""
+    bins = np.round(field.direction).astype(np.int64).ravel() % 180
+    hist = np.bincount(bins, weights=field.weight.ravel(), minlength=180)
+    kernel = np.exp(-0.5 * (np.arange(-6, 7) / 2.0) ** 2)
+    smooth = np.convolve(np.concatenate([hist[-6:], hist, hist[:6]]), kernel, mode="same")[6:-6]
+    peaks = [i for i in np.argsort(smooth)[::-1]
+             if smooth[i] >= smooth[i - 1] and smooth[i] >= smooth[(i + 1) % 180]
+             and smooth[i] >= _LINE_SHARE * smooth.max()]
+    out: list[int] = []
+    for i in peaks:
+        if len(out) < _LINE_DIRECTIONS and all(min(abs(i - j), 180 - abs(i - j)) >= _LINE_SPREAD_DEG for j in out):
+            out.append(int(i))
+    return [float(a) for a in out]
+
+
+def _line_offsets(field: _EdgeField, angle: float) -> npt.NDArray[np.float64]:
+    """Offsets r of the strongest straight lines x cos(angle) + y sin(angle) = r: peaks of the weight of the
+    edge pixels of about that normal direction, summed along each line."""
+    h, w = field.weight.shape
+    near = np.abs((field.direction - angle + 90.0) % 180.0 - 90.0) <= _LINE_TOLERANCE_DEG
+    ys, xs = np.nonzero(near)
+    reach = int(np.ceil(np.hypot(h, w)))
+    r = xs * np.cos(np.radians(angle)) + ys * np.sin(np.radians(angle))
+    votes = np.bincount(np.round(r).astype(np.int64) + reach, weights=field.weight[near], minlength=2 * reach + 1)
+    profile = np.convolve(votes, [0.25, 0.5, 0.25], mode="same").astype(np.float64)
+    return (_profile_peaks(profile) - reach).astype(np.float64)
+
+
+def _parallelograms(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Rows (a0, a1, b0, b1, lacking) from the line offsets of two directions: every pair of each, and every pair
+    of one with one line of the other and the fourth line `_LINE_RATIOS` times the pair's distance away (the side
+    it lacks: 0 a0, 1 a1, 2 b0, 3 b1; -1 none)."""
+    ia, ja = np.triu_indices(len(a), 1)
+    ib, jb = np.triu_indices(len(b), 1)
+    rows = [np.stack([np.repeat(a[ia], len(ib)), np.repeat(a[ja], len(ib)), np.tile(b[ib], len(ia)),
+                      np.tile(b[jb], len(ia)), np.full(len(ia) * len(ib), -1.0)], axis=1)]
+    ratios = np.array([*_LINE_RATIOS, *(1.0 / np.array(_LINE_RATIOS))])
+    for first, second, single, pair_is_a in ((a[ia], a[ja], b, True), (b[ib], b[jb], a, False)):
+        pair, at, ratio, sign = (g.ravel() for g in np.meshgrid(np.arange(len(first)), single, ratios, (1.0, -1.0),
+                                                                 indexing="ij"))
+        lo, hi = first[pair], second[pair]
+        other = at + sign * ratio * (hi - lo)
+        lacking = np.where(sign > 0, 3.0, 2.0) if pair_is_a else np.where(sign > 0, 1.0, 0.0)
+        ends = np.sort(np.stack([at, other]), axis=0)
+        parts = (lo, hi, ends[0], ends[1]) if pair_is_a else (ends[0], ends[1], lo, hi)
+        rows.append(np.stack([*parts, lacking], axis=1))
+    return np.concatenate(rows)
+
+
+def _meet(angle_a: float, r_a: npt.NDArray[np.float64], angle_b: float,
+          r_b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Where the lines x cos(a) + y sin(a) = r_a meet the lines of angle b at r_b (N x 2)."""
+    ca, sa, cb, sb = np.cos(angle_a), np.sin(angle_a), np.cos(angle_b), np.sin(angle_b)
+    det = ca * sb - sa * cb
+    return np.stack([(r_a * sb - sa * r_b) / det, (ca * r_b - r_a * cb) / det], axis=-1)
+
+
+def line_quads(image_bgr: Image, box: tuple[int, int, int, int], *, limit: int = 4) -> list[EdgeQuad]:
+    """Card outlines between the straight lines of two edge directions in `box` (x0, y0, x1, y1 pixels): for
+    each pair of the crop's dominant edge directions about a right angle apart, parallelograms between two
+    lines of each, or two of one and one of the other with the fourth side a card's proportion away (one side
+    hidden), kept when card-shaped (foreshortened cards of a low camera included) and spanning the box, best
+    supported by edges along their sides first: up to `limit` whole and `_COMPLETED_LIMIT` completed. Unlike
+    `edge_quads`, the two directions are found apart, so a card seen at a slant (not a rectangle in the image)
+    is found too."""
+    x0, y0, x1, y1 = box
+    crop_f, scale, (cx0, cy0) = _work_crop(image_bgr, box)
+    field = _edge_field(crop_f)
+    directions = _line_directions(field)
+    offsets = {angle: _line_offsets(field, angle) for angle in directions}
+    quads, lacking = [], []
+    for i, first in enumerate(directions):
+        for second in directions[i + 1:]:
+            if not _LINE_PAIR_DEG[0] <= abs(first - second) <= _LINE_PAIR_DEG[1]:
+                continue
+            rows = _parallelograms(offsets[first], offsets[second])
+            a, b = np.radians(first), np.radians(second)
+            quads.append(np.stack([_meet(a, rows[:, 0], b, rows[:, 2]), _meet(a, rows[:, 0], b, rows[:, 3]),
+                                   _meet(a, rows[:, 1], b, rows[:, 3]), _meet(a, rows[:, 1], b, rows[:, 2])], axis=1))
+            lacking.append(rows[:, 4].astype(np.int64))
+    if not quads:
+        return []
+    corners, lack = np.concatenate(quads), np.concatenate(lacking)
+    keep = _card_like(corners, box=((x0 - cx0) * scale, (y0 - cy0) * scale, (x1 - cx0) * scale, (y1 - cy0) * scale),
+                      shortest=0.25 * min(crop_f.shape[:2]))
+    if not keep.any():
+        return []
+    corners, lack = corners[keep], lack[keep]
+    sides = _quad_side_supports(field, corners)  # sides on a0, b1, a1, b0
+    hidden = np.zeros(sides.shape, dtype=bool)
+    has_hidden = np.flatnonzero(lack >= 0)
+    hidden[has_hidden, np.array([0, 2, 3, 1])[lack[has_hidden]]] = True
+    support = np.where(hidden, 0.0, sides).sum(axis=1) / np.where(lack >= 0, 3.0, 4.0)
+    found = [EdgeQuad(corners=c.astype(np.float32), support=float(s), complete=bool(k < 0))
+             for c, s, k in zip(corners, support, lack, strict=True)]
+    kept: list[EdgeQuad] = []
+    for complete, budget in ((True, limit), (False, _COMPLETED_LIMIT)):
+        kept += _best_distinct(sorted((q for q in found if q.complete == complete), key=lambda q: -q.support),
+                               limit=budget, tolerance=_DUPLICATE * _WORK_PX)
+    offset = np.array([cx0, cy0], dtype=np.float32)
+    return [replace(q, corners=(q.corners / scale + offset).astype(np.float32)) for q in kept]
+
+
+def _card_like(corners: npt.NDArray[np.float64], *, box: tuple[float, float, float, float],
+               shortest: float) -> npt.NDArray[np.bool_]:
+    """Which parallelograms (N x 4 x 2) have a card's proportions (`_LINE_ASPECT`), a short side of at least
+    `shortest` and a bounding box that covers the box and is mostly covered by it."""
+    first = np.linalg.norm(corners[:, 1] - corners[:, 0], axis=1)
+    second = np.linalg.norm(corners[:, 3] - corners[:, 0], axis=1)
+    short, long = np.minimum(first, second), np.maximum(first, second)
+    shaped = (long >= _LINE_ASPECT[0] * short) & (long <= _LINE_ASPECT[1] * short) & (short >= shortest)
+    return np.asarray(shaped & _covers_box(corners.min(axis=1), corners.max(axis=1), box), dtype=np.bool_)
+
+
+def _quad_side_supports(field: _EdgeField, corners: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Mean edge strength across each side of each quadrilateral (N x 4 x 2 -> N x 4), ends trimmed."""
+    along = np.linspace(_SIDE_TRIM, 1.0 - _SIDE_TRIM, 16)
+    ends = np.roll(corners, -1, axis=1)
+    points = corners[:, :, None, :] + along[None, None, :, None] * (ends - corners)[:, :, None, :]
+    units = (ends - corners) / np.maximum(np.linalg.norm(ends - corners, axis=2, keepdims=True), 1e-9)
+    normals = np.stack([-units[..., 1], units[..., 0]], axis=-1)
+    points, normals = points.reshape(-1, len(along), 2), normals.reshape(-1, 2)
+    chunk = 8192  # lines per remap (its maps must stay under 32767 rows)
+    support = np.concatenate([_line_support(field.signed, points[i:i + chunk], normals[i:i + chunk],
+                                            level=field.level) for i in range(0, len(points), chunk)])
+    return support.reshape(len(corners), 4)
