@@ -1,12 +1,15 @@
 """Chip recogniser on fresh rendered frames: denomination, stack count and zone value, on truth boxes and on the
 detector's boxes.
 
-    .venv/bin/python benchmarks/chips.py [--frames 60] [--seed 93001] [--size 1280x720] [--model M] [--no-detector]
-                                         [--no-refine] [--chipset CHIPSET.yaml]
+    .venv/bin/python benchmarks/chips.py [--frames 60] [--seed 93001] [--size 1280x720|mixed] [--model M]
+                                         [--no-detector] [--no-refine] [--flat-prior] [--chipset CHIPSET.yaml]
 
 Each frame is a random training-style scene (`datasets.random_sample`, camera effects on) drawn from
-`SeedSequence(seed, spawn_key=(i,))`; use seeds never used for anything else. The calibration is exact (fitted on
-four table points projected by the simulator's camera), as `floorman calibrate` gives on a well-marked table.
+`SeedSequence(seed, spawn_key=(i,))`; use seeds never used for anything else. `--size mixed` draws each frame's
+size as `floorman datasets render` does (`random_scene.SIZES` / `SIZE_WEIGHTS`, portrait at times, home-style
+scenes at 3000x2000: the issue's test set), and prints the count and zone figures per frame-size group too
+(portrait frames with their landscape size). The calibration is exact (fitted on four table points projected by
+the simulator's camera), as `floorman calibrate` gives on a well-marked table.
 Two camera models are compared: `homography` (focal length from the calibration when the camera is tilted,
 else an assumed 1400 mm camera height: what a plain calibration file gives) and `height` (the camera's measured
 height above the felt given too). Metrics, on chips at least --min-visible visible:
@@ -72,6 +75,10 @@ class Tally:
     def add(self, key: str, ok: bool) -> None:
         self.totals[key] += 1
         self.counts[key] += int(ok)
+
+    def merge(self, other: Tally) -> None:
+        self.counts.update(other.counts)
+        self.totals.update(other.totals)
 
     def rate(self, key: str) -> str:
         n = self.totals[key]
@@ -176,9 +183,11 @@ class Timing:
 
 
 def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Detector | None, *,
-              timing: Timing) -> None:
+              timing: Timing) -> str:
+    """Score one frame into `tally`; returns its size group (WxH, portrait frames as landscape)."""
     rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index,)))
     scene, camera = random_sample(rng, size=args.size)
+    group = f"{max(camera.width, camera.height)}x{min(camera.width, camera.height)}"
     result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects.random(rng), rng=rng)
     chips = [o for o in result.objects if o.cls == DetectorClass.CHIP and o.box[2] > o.box[0] and o.box[3] > o.box[1]]
     calibration = exact_calibration(camera, scene.layout)
@@ -188,7 +197,7 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
         builder = TableStateBuilder(TruthNames(), scene.layout, calibration, chipset, None, None,
                                     camera_height_mm=height)
         builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, box_sigma_px=BOX_SIGMA_PX,
-                                       refine=not args.no_refine)
+                                       refine=not args.no_refine, log_prior=() if args.flat_prior else None)
         state = builder.state_from(result.image, truth_detections(chips), frame_no=index, t=0.0)
         pairs = [(o, Read(s.denominations, builder.chips.read(result.image, o.box).px_per_chip, s.count_confidence))
                  for o, s in zip(chips, state.chips, strict=True)]
@@ -200,9 +209,10 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
             top = plain.read(result.image, o.box).top
             tally.add("truth boxes, no calibration: top denomination", top == o.chips[-1])
     if detector is None:
-        return
+        return group
     builder = TableStateBuilder(detector, scene.layout, calibration, chipset, None, None)
-    builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, refine=not args.no_refine)
+    builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, refine=not args.no_refine,
+                                   log_prior=() if args.flat_prior else None)
     state = builder.build(result.image, index, 0.0)
     boxes = np.array([c.box for c in state.chips], dtype=np.float64).reshape(-1, 4)
     started = time.perf_counter()
@@ -221,13 +231,36 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
             pairs.append((o, Read(seen.denominations, -1.0, seen.count_confidence)))  # px/chip not kept
     score_stacks(tally, "detector boxes:", pairs, min_visible=args.min_visible)
     score_zones(tally, "detector boxes:", truth_zones, state)
+    return group
+
+
+def parse_frame_size(text: str) -> tuple[int, int] | None:
+    """``"mixed"`` (None: drawn per frame as the renderer draws it) or ``"WxH"``."""
+    return None if text == "mixed" else parse_size(text)
+
+
+def grouped(key: str) -> bool:
+    """Whether a figure is also printed per frame-size group: counts, zone values, the counts the rules accuse on."""
+    return key.endswith((": count exact", ": zone value exact", f"count exact, confidence {ACCUSED:.1f}-1.0",
+                         f"count confidence >= {ACCUSED} (share)"))
+
+
+def write_groups(groups: dict[str, Tally]) -> None:
+    out = sys.stdout
+    for group in sorted(groups, key=lambda g: tuple(int(v) for v in g.split("x"))):
+        tally = groups[group]
+        frames = tally.totals["frames"]
+        out.write(f"size group {group} ({frames} frames):\n")
+        for key in sorted(k for k in tally.totals if grouped(k)):
+            out.write(f"  {key:<62} {tally.rate(key)}\n")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--frames", type=int, default=60)
     parser.add_argument("--seed", type=int, default=93001)
-    parser.add_argument("--size", type=parse_size, default=(1280, 720))
+    parser.add_argument("--size", type=parse_frame_size, default=(1280, 720),
+                        help="WxH, or 'mixed': drawn per frame as `floorman datasets render` draws it")
     parser.add_argument("--min-visible", type=float, default=0.9)
     parser.add_argument("--model", type=Path, help="ONNX detector (default: the shipped INT8 model)")
     parser.add_argument("--no-detector", action="store_true", help="truth boxes only")
@@ -235,6 +268,8 @@ def main() -> int:
                         "calibrate` learned from other frames); the frames are drawn with the shipped one")
     parser.add_argument("--no-refine", action="store_true",
                         help="counts from the boxes alone (no silhouette fitted to the image's edges)")
+    parser.add_argument("--flat-prior", action="store_true",
+                        help="every count equally likely (not the recogniser's prior, `ChipRecogniser.log_prior`)")
     args = parser.parse_args()
     detector = None
     if not args.no_detector:
@@ -244,17 +279,25 @@ def main() -> int:
     tally = Tally()
     timing = Timing()
     started = time.perf_counter()
+    groups: dict[str, Tally] = {}
     for index in range(args.frames):
-        run_frame(index, args, tally, detector, timing=timing)
+        frame = Tally()
+        group = run_frame(index, args, frame, detector, timing=timing)
+        frame.add("frames", True)
+        tally.merge(frame)
+        groups.setdefault(group, Tally()).merge(frame)
     out = sys.stdout
-    out.write(f"chips benchmark: {args.frames} frames of {args.size[0]}x{args.size[1]}, seed {args.seed}, "
+    size = "mixed sizes" if args.size is None else f"{args.size[0]}x{args.size[1]}"
+    out.write(f"chips benchmark: {args.frames} frames of {size}, seed {args.seed}, "
               f"chips >= {args.min_visible:.0%} visible, {time.perf_counter() - started:.0f} s\n")
     out.write("targets: denomination >= 98 %, count exact >= 90 %, zone value exact >= 90 %\n")
-    for key in sorted(tally.totals):
+    for key in sorted(k for k in tally.totals if k != "frames"):
         out.write(f"  {key:<62} {tally.rate(key)}\n")
     if timing.reads:
         out.write(f"  {'detector boxes: ms per stack read':<62} {1000.0 * timing.seconds / timing.reads:6.1f} ms "
                   f"({timing.reads} reads, {'boxes only' if args.no_refine else 'silhouette refined'})\n")
+    if args.size is None:
+        write_groups(groups)
     return 0
 
 

@@ -8,7 +8,14 @@ import pytest
 
 from floorman.datasets.camera import Camera
 from floorman.vision.chips import ChipRecogniser
-from floorman.vision.chips_geometry import BOX_SIGMA_PX, TableCamera, fit_stack
+from floorman.vision.chips_geometry import (
+    BOX_SIGMA_PX,
+    TableCamera,
+    count_choice,
+    count_posterior,
+    count_prior,
+    fit_stack,
+)
 from tests.vision.test_chips import CHIPSET, exact_table_camera, render_chips, tilted_camera
 
 RADIUS, THICKNESS = CHIPSET.diameter_mm / 2.0, CHIPSET.thickness_mm
@@ -122,3 +129,46 @@ def test_table_camera_keeps_its_height_flag() -> None:
     tilted = exact_table_camera(tilted_camera(tilt_deg=30.0))
     assert tilted.focal_from_homography and not tilted.height_assumed
     assert TableCamera(tilted.projection, tilted.image_size, True).height_assumed is False
+
+
+def test_the_count_prior_favours_a_single_chip_and_stops_near_a_standard_stack() -> None:
+    prior = np.exp(count_prior(30, single_share=0.1, usual_max=20, beyond_share=0.02))
+    assert prior.sum() == pytest.approx(1.0)
+    assert prior[0] == pytest.approx(0.1)
+    np.testing.assert_allclose(prior[1:20], 0.88 / 19)
+    np.testing.assert_allclose(prior[20:], 0.002)
+    assert np.exp(count_prior(12, single_share=0.3, usual_max=20, beyond_share=0.02)).sum() == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="single_share"):
+        count_prior(30, single_share=0.9, usual_max=20, beyond_share=0.2)
+    with pytest.raises(ValueError, match="log-prior"):
+        count_posterior(np.zeros(30), (0.0,) * 12)
+
+
+def test_with_no_side_showing_the_prior_picks_a_single_chip_but_does_not_trust_it() -> None:
+    """Straight under the camera a box tells no count: under the flat prior any count is about as good, under the
+    recogniser's a single chip is the likeliest; its confidence stays what the evidence alone gives it."""
+    camera = straight_down()
+    model = exact_table_camera(camera, height_mm=1400.0)
+    box = mask_box(camera, base=(40.0, 30.0), count=12)
+    recogniser = ChipRecogniser(CHIPSET, camera=model)
+    flat = fit_stack(model, box, diameter_mm=39.0, thickness_mm=THICKNESS, box_sigma_px=2.0)
+    fit = fit_stack(model, box, diameter_mm=39.0, thickness_mm=THICKNESS, box_sigma_px=2.0,
+                    log_prior=recogniser.log_prior)
+    evidence = np.array(flat.log_likelihood)
+    assert flat.count != 1 and flat.count_confidence < 0.1
+    assert fit.count == 1
+    assert fit.log_likelihood == flat.log_likelihood  # the evidence alone, whatever the prior
+    assert fit.count_confidence == pytest.approx(count_posterior(evidence)[0])
+    assert fit.count_confidence < count_posterior(evidence, recogniser.log_prior)[0]
+    with pytest.raises(ValueError, match="log-prior"):
+        ChipRecogniser(CHIPSET, camera=model, log_prior=(0.0,) * 5)
+
+
+def test_a_count_the_evidence_trusts_keeps_its_confidence_under_the_prior() -> None:
+    evidence = np.full(30, -50.0)
+    evidence[5] = 0.0  # six chips, clearly
+    prior = ChipRecogniser(CHIPSET).log_prior
+    best, confidence = count_choice(evidence, prior)
+    assert best == 5 and confidence > 0.99
+    best, confidence = count_choice(np.zeros(30), prior)  # no evidence: a single chip, not trusted
+    assert best == 0 and confidence == pytest.approx(1.0 / 30)

@@ -10,8 +10,11 @@
   Without a camera the count is not measured at all (1, confidence 0). With `refine` (the default) the box's fit
   only starts the count: the stack's silhouette is fitted to the image's edges near it (`chips_refine`), and the
   count comes from the top's offset over the base found there, with that fit's own error (a detector's box is
-  off by ~2 px a side, the silhouette's centres by a few tenths); a mask's box adds its evidence to the edges'.
-  Where too few edges are found (a chip the felt's colour, the image's border) the box's count stands.
+  off by ~2 px a side, the silhouette's centres by a few tenths); the box adds its evidence to the edges' (a
+  detector's taken as off by LOOSE_BOX_SHARE of its width). Where too few edges are found (a chip the felt's
+  colour, the image's border) the box's count stands. Counts are weighed by a prior (`log_prior`; by default a
+  single chip SINGLE_SHARE of the time, else up to USUAL_MAX_COUNT chips): where the side shows little, the count
+  is the likeliest one, not any one of many equally likely.
 - Top chip (colour): the top disc is sampled on a polar grid in its own plane; its pixels fall into body and
   edge-spot colours, matched to the chip set under an estimated light (`chips_colour.match_top`), with the
   spot count from the rim's angular pattern as a further cue. An unsure match is tried again a pixel off the
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -39,7 +43,15 @@ import numpy.typing as npt
 from floorman.core.chips import ChipSet
 from floorman.core.geometry import FloatArray
 from floorman.vision.chips_colour import Bgr, ColourMatch, TopColours, classify_side, match_top, scene_light
-from floorman.vision.chips_geometry import CAMERA_HEIGHTS_MM, Box, StackFit, TableCamera, fit_stack, side_points
+from floorman.vision.chips_geometry import (
+    CAMERA_HEIGHTS_MM,
+    Box,
+    StackFit,
+    TableCamera,
+    count_prior,
+    fit_stack,
+    side_points,
+)
 from floorman.vision.chips_refine import count_from_silhouette, refine_silhouette
 from floorman.vision.chips_seams import MIN_PX_PER_CHIP, seam_log_evidence
 
@@ -60,6 +72,7 @@ _HEIGHT_STEP_MM = 200.0  # camera heights tried over CAMERA_HEIGHTS_MM when the 
 # counts from its boxes then come out calibrated). An instance mask's box: chips_geometry.BOX_SIGMA_PX.
 DETECTOR_BOX_SIGMA_PX = 1.0
 UNCONFIRMED_BOX_SIGMA_PX = 2.0  # the detector's measured spread: its box where no silhouette was found round it
+LOOSE_BOX_SHARE = 0.1  # a detector's box beside the silhouette: its sides off by this share of its width (sd)
 _SURE_MATCH = 0.3  # a top disc matched this surely is not looked for off the fit
 _DISC_SHIFT_PX = 1.0  # the top disc is also sampled this far off the fit each way (a box's error, a stack's lean)
 _CORNER_SHRINK = (1.0, 0.85, 0.7)  # without a camera: a stack's top disc, as wide as the box is narrow or less
@@ -72,6 +85,14 @@ _CIRCLE_POINTS = 32
 _MIN_AXIS = 0.05  # an axis component under this does not reach the box's side that way
 _END_SLACK_PX = 1.5  # a top disc this close to the box's end is at it
 _MIN_INSIDE = 0.3  # a top disc with less of its samples in the image is not read (a chip cut by the border)
+# The counts' prior (`chips_geometry.count_prior`): a chip object on a table is a single chip more often than a
+# stack of any one height (loose chips, change, one-chip bets), stacks rarely pass a standard stack of 20. Measured
+# on detector boxes (`benchmarks/chips.py --size mixed`, seeds 96001/96002, 30 frames each): count exact +1 / +8
+# points with a single-chip share of 0.1 (0.3: no more, and only 82 % of the 0.8+ counts exact). A count's
+# confidence stays what the evidence alone gives it (`chips_geometry.count_choice`).
+SINGLE_SHARE = 0.1
+USUAL_MAX_COUNT = 20
+BEYOND_SHARE = 0.02
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,9 +122,16 @@ class ChipRecogniser:
     """Reads chip boxes against a club's chip set; `camera` (from the calibration) enables counts and bases."""
 
     def __init__(self, chipset: ChipSet, *, camera: TableCamera | None = None, max_count: int = 30,
-                 box_sigma_px: float = DETECTOR_BOX_SIGMA_PX, refine: bool = True) -> None:
+                 box_sigma_px: float = DETECTOR_BOX_SIGMA_PX, refine: bool = True,
+                 log_prior: Sequence[float] | None = None) -> None:
         if max_count < 1:
             raise ValueError(f"expected max_count >= 1, got {max_count}")
+        if log_prior is None:
+            log_prior = tuple(count_prior(max_count, single_share=SINGLE_SHARE, usual_max=USUAL_MAX_COUNT,
+                                          beyond_share=BEYOND_SHARE))
+        if len(log_prior) not in (0, max_count):
+            raise ValueError(f"expected a log-prior of {max_count} counts (or none: flat), got {len(log_prior)}")
+        self.log_prior = tuple(float(v) for v in log_prior)  # of counts 1..max_count (empty: flat)
         if not box_sigma_px > 0:
             raise ValueError(f"expected box_sigma_px > 0, got {box_sigma_px}")
         self.chipset = chipset
@@ -155,7 +183,8 @@ class ChipRecogniser:
         if self.camera is None:
             return None
         fit = fit_stack(self.camera, box, diameter_mm=self.chipset.diameter_mm, thickness_mm=self.chipset.thickness_mm,
-                        max_count=self.max_count, box_sigma_px=self.box_sigma_px, alternatives=self.alternatives)
+                        max_count=self.max_count, box_sigma_px=self.box_sigma_px, alternatives=self.alternatives,
+                        log_prior=self.log_prior)
         if not self.refine:
             return fit
         silhouette = refine_silhouette(image, self.camera, fit, radius_mm=self.chipset.diameter_mm / 2.0,
@@ -169,18 +198,25 @@ class ChipRecogniser:
             return fit_stack(self.camera, box, diameter_mm=self.chipset.diameter_mm,
                              thickness_mm=self.chipset.thickness_mm, max_count=self.max_count,
                              box_sigma_px=max(self.box_sigma_px, UNCONFIRMED_BOX_SIGMA_PX),
-                             alternatives=self.alternatives)
+                             alternatives=self.alternatives, log_prior=self.log_prior)
         # A mask's box is off by rounding, independently of the edges: its evidence adds to theirs. A detector's box
-        # is read off the same edges and is off by more than its sigma says (measured: with it, counts of 0.8+
-        # confidence were right less often), so the edges alone count.
-        box_evidence = fit.log_likelihood if self.box_sigma_px < DETECTOR_BOX_SIGMA_PX else ()
+        # is off by more than its sigma says (with it, counts of 0.8+ confidence were right less often), yet where
+        # the edges miss the stack's side (a dark side on a dark felt: the offset then reads as a single chip's) its
+        # length still tells a tall stack from one chip: it adds its evidence taken as off by LOOSE_BOX_SHARE of
+        # its width (the detector sees frames downscaled, so its error grows with the chip's size in pixels).
+        box_evidence = fit.log_likelihood
+        if self.box_sigma_px >= DETECTOR_BOX_SIGMA_PX:
+            sigma = max(LOOSE_BOX_SHARE * min(box[2] - box[0], box[3] - box[1]), self.box_sigma_px)
+            box_evidence = fit_stack(self.camera, box, diameter_mm=self.chipset.diameter_mm,
+                                     thickness_mm=self.chipset.thickness_mm, max_count=self.max_count,
+                                     box_sigma_px=sigma, alternatives=self.alternatives).log_likelihood
         seams = None
         if fit.px_per_chip >= MIN_PX_PER_CHIP:  # the side's seams count the chips too (`chips_seams`)
             seams = seam_log_evidence(image, self.camera, base_px=silhouette.base_px, top_px=silhouette.top_px,
                                       radius_mm=self.chipset.diameter_mm / 2.0, max_count=self.max_count)
         return count_from_silhouette(self.camera, silhouette, thickness_mm=self.chipset.thickness_mm,
                                      max_count=self.max_count, alternatives=self.alternatives,
-                                     box=_summed(box_evidence, seams))
+                                     box=_summed(box_evidence, seams), log_prior=self.log_prior)
 
     def _match(self, image: Image, discs: list[FloatArray], *, sure: float, light: Bgr | None) -> ColourMatch | None:
         """The best colour match over the candidate top discs (the first one alone when its match is `sure`), under

@@ -268,16 +268,17 @@ _OUTLIER_RANGE_PX = 20.0
 
 
 def fit_stack(camera: TableCamera, box: Box, *, diameter_mm: float, thickness_mm: float, max_count: int = 30,
-              border_px: float = 1.0, box_sigma_px: float = BOX_SIGMA_PX,
-              alternatives: Sequence[TableCamera] = ()) -> StackFit:
+              border_px: float = 1.0, box_sigma_px: float = BOX_SIGMA_PX, alternatives: Sequence[TableCamera] = (),
+              log_prior: Sequence[float] = ()) -> StackFit:
     """The base position and chip count whose projected cylinder best matches `box` (visible pixels, xyxy).
 
     Every count 1..max_count is tried; the base position of each is solved by Gauss-Newton on the box sides
     (sides on the image border are ignored: the stack may continue beyond it). Each count's likelihood takes
     the box sides as off by `box_sigma_px` (rounding to whole pixels, or a detector's error) plus the stack's
     lean, with a few sides far off (a neighbour or a hand merged into the box); `count_confidence` is the
-    chosen count's posterior probability under a flat prior. `alternatives` are other camera models equally
-    likely (an unknown camera height): the counts' likelihoods are averaged over them and `camera`.
+    chosen count's posterior probability under `log_prior` (counts 1..max_count, up to a constant; flat when not
+    given: `count_prior`). `alternatives` are other camera models equally likely (an unknown camera height): the
+    counts' likelihoods are averaged over them and `camera`. `log_likelihood` is the evidence alone, no prior.
     """
     if max_count < 1:
         raise ValueError(f"expected max_count >= 1, got {max_count}")
@@ -289,13 +290,53 @@ def fit_stack(camera: TableCamera, box: Box, *, diameter_mm: float, thickness_mm
             for model in (camera, *alternatives)]
     stacked = np.stack([f.log_likelihood for f in fits])  # (cameras, counts)
     marginal = np.logaddexp.reduce(stacked, axis=0)
-    posterior = np.exp(marginal - np.logaddexp.reduce(marginal))
-    best = int(np.argmax(posterior))
+    best, confidence = count_choice(marginal, log_prior)
     main = fits[0]
     return StackFit(base_mm=(float(main.centres[best, 0]), float(main.centres[best, 1])), count=best + 1,
-                    count_confidence=float(np.clip(posterior[best], 0.0, 1.0)),
+                    count_confidence=confidence,
                     px_per_chip=float(main.px_per_chip[best]), residual_px=float(main.residual_px[best]),
                     log_likelihood=tuple(float(v) for v in marginal))
+
+
+def count_prior(max_count: int, *, single_share: float, usual_max: int, beyond_share: float) -> FloatArray:
+    """(max_count,) log-prior of counts 1..max_count: a single chip with probability `single_share` (loose chips,
+    a bet of one chip), counts 2..usual_max equally likely, and `beyond_share` spread over taller stacks."""
+    if max_count < 1:
+        raise ValueError(f"expected max_count >= 1, got {max_count}")
+    if not (0.0 < single_share < 1.0 and 0.0 <= beyond_share < 1.0 - single_share):
+        raise ValueError(f"expected 0 < single_share, 0 <= beyond_share, their sum < 1, got {single_share}, "
+                         f"{beyond_share}")
+    if max_count == 1:
+        return np.zeros(1)
+    usual = min(max(usual_max, 2), max_count)
+    tall = max_count - usual
+    prior = np.empty(max_count)
+    prior[0] = single_share
+    prior[1:usual] = (1.0 - single_share - (beyond_share if tall else 0.0)) / (usual - 1)
+    prior[usual:] = beyond_share / tall if tall else 0.0
+    result: FloatArray = np.log(prior)
+    return result
+
+
+def count_choice(log_likelihood: FloatArray, log_prior: Sequence[float] = ()) -> tuple[int, float]:
+    """The likeliest count (index into counts 1..N) under `log_prior`, and its confidence: its posterior, but no
+    more than the evidence alone gives it (its posterior under a flat prior), so that a prior can pick a count
+    where the evidence leaves several open, never make one trusted."""
+    posterior = count_posterior(log_likelihood, log_prior)
+    best = int(np.argmax(posterior))
+    confidence = min(float(posterior[best]), float(count_posterior(log_likelihood)[best]))
+    return best, float(np.clip(confidence, 0.0, 1.0))
+
+
+def count_posterior(log_likelihood: FloatArray, log_prior: Sequence[float] = ()) -> FloatArray:
+    """Normalised posterior of counts 1..N from their log-likelihood and log-prior (flat when empty)."""
+    logs = np.asarray(log_likelihood, dtype=np.float64)
+    if len(log_prior):
+        if len(log_prior) != len(logs):
+            raise ValueError(f"expected a log-prior of {len(logs)} counts, got {len(log_prior)}")
+        logs = logs + np.asarray(log_prior, dtype=np.float64)
+    result: FloatArray = np.exp(logs - np.logaddexp.reduce(logs))
+    return result
 
 
 @dataclass(frozen=True, slots=True)

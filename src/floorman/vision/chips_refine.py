@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from floorman.core.geometry import FloatArray
-from floorman.vision.chips_geometry import StackFit, TableCamera
+from floorman.vision.chips_geometry import StackFit, TableCamera, count_choice
 
 _RAYS = 72
 _WINDOWS_PX = (7.0, 3.5)  # edges are looked for this far either side of the box fit's outline, then of the first fit's
@@ -203,10 +203,11 @@ def _fit(outline: _Outline, params: FloatArray, *, prior: FloatArray, observed: 
 
 
 def count_from_silhouette(camera: TableCamera, silhouette: Silhouette, *, thickness_mm: float, max_count: int,
-                          alternatives: Sequence[TableCamera] = (), box: Sequence[float] = ()) -> StackFit:
+                          alternatives: Sequence[TableCamera] = (), box: Sequence[float] = (),
+                          log_prior: Sequence[float] = ()) -> StackFit:
     """Each count's likelihood of the silhouette's top-to-base offset (the fit's covariance plus the stack's lean),
     averaged over `alternatives` (equally likely cameras) and `camera`, times the `box`'s (`StackFit.log_likelihood`
-    of the same counts, when given); the count's posterior as in `fit_stack`."""
+    of the same counts, when given); the count's posterior under `log_prior` as in `fit_stack`."""
     counts = np.arange(1, max_count + 1)
     offset = silhouette.top_px - silhouette.base_px
     base_mm = camera.to_plane(silhouette.base_px[None, :], z=0.0)[0]
@@ -231,12 +232,11 @@ def count_from_silhouette(camera: TableCamera, silhouette: Silhouette, *, thickn
         if len(box) != max_count:
             raise ValueError(f"expected the box's log-likelihood of {max_count} counts, got {len(box)}")
         marginal = marginal + np.asarray(box, dtype=np.float64)
-    posterior = np.exp(marginal - np.logaddexp.reduce(marginal))
-    best = int(np.argmax(posterior))
+    best, confidence = count_choice(marginal, log_prior)
     residual = float(np.linalg.norm(offset - (camera.project(np.array([[*base_mm, (best + 1) * thickness_mm]]))[0]
                                               - camera.project(np.array([[*base_mm, 0.0]]))[0])))
     return StackFit(base_mm=(float(base_mm[0]), float(base_mm[1])), count=best + 1,
-                    count_confidence=float(np.clip(posterior[best], 0.0, 1.0)), px_per_chip=float(steps[best]),
+                    count_confidence=confidence, px_per_chip=float(steps[best]),
                     residual_px=residual, log_likelihood=tuple(float(v) for v in marginal),
                     top_px=(float(silhouette.top_px[0]), float(silhouette.top_px[1])))
 
