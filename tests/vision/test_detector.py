@@ -162,7 +162,7 @@ def test_each_level_keeps_the_box_sizes_it_sees_best(tmp_path: Path) -> None:
     assert len(found) == 1 and float(found.xyxy[0, 2] - found.xyxy[0, 0]) > 40  # 16 px at 64 = 48 frame px
 
 
-def test_boxes_cut_by_an_inner_window_edge_at_a_fine_level_are_dropped_except_hands(tmp_path: Path) -> None:
+def test_boxes_cut_by_an_inner_window_edge_at_a_fine_level_are_dropped_unless_merged(tmp_path: Path) -> None:
     # Each window finds a chip and a hand touching its right edge (x 48..64 of 64). Without overlap, 384x256 is
     # 6 x 4 windows; only the last column's right edge is the frame's edge, so the other 20 boxes of each class
     # are cut. The coarse level is silenced (coarse_min_px) to look at the fine level alone.
@@ -171,8 +171,10 @@ def test_boxes_cut_by_an_inner_window_edge_at_a_fine_level_are_dropped_except_ha
     frame = np.zeros((128, 192, 3), dtype=np.uint8)
     config = OnnxDetectorConfig(model=model, overlap=0.0, coarse_min_px=1000.0)
     found = OnnxDetector(config).detect(frame)
-    assert int((found.class_id == 2).sum()) == 4 and int((found.class_id == 4).sum()) == 24
-    assert (found.xyxy[found.class_id == 2, 2] == 192).all()  # the chips kept end at the frame's edge
+    assert int((found.class_id == 2).sum()) == 4 and int((found.class_id == 4).sum()) == 4
+    assert (found.xyxy[:, 2] == 192).all()  # the boxes kept end at the frame's edge
+    hands = OnnxDetector(config.model_copy(update={"merge_cut_classes": ("hand",)})).detect(frame)
+    assert int((hands.class_id == 2).sum()) == 4 and int((hands.class_id == 4).sum()) == 24
     both = OnnxDetector(config.model_copy(update={"merge_cut_classes": ("hand", "chip")})).detect(frame)
     assert int((both.class_id == 2).sum()) == 24
     single = OnnxDetector(config.model_copy(update={"levels": (384,)})).detect(frame)

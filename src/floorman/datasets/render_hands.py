@@ -26,7 +26,7 @@ class Capsule:
     b: FloatArray  # (3,) mm
     radius: float
     bgr: tuple[int, int, int]
-    labelled: bool = True  # False: drawn, but not part of the hand object (mask 0), like the upper arm
+    labelled: bool = True  # False: drawn, but not part of the hand object (mask 0): the arm
 
 
 def _unit(v: FloatArray) -> FloatArray:
@@ -65,8 +65,9 @@ def start_z(hand: HandObject) -> float:
 
 def hand_parts(hand: HandObject) -> list[Capsule]:
     """The capsules of one arm and hand in drawing order: upper arm, forearm, sleeve, fingers, palm (the back
-    of the hand covers the finger roots and the wrist end of the forearm). The upper arm is scenery: the
-    `hand` object (its mask pixels and box) is the hand and the forearm."""
+    of the hand covers the finger roots and the wrist end of the forearm). The arm is scenery: the `hand` object
+    (its mask pixels and box) is the palm, fingers and thumb. A box over the forearm too would end at the elbow,
+    which nothing in the image shows (the sleeve or skin carries on up the arm)."""
     elbow = np.asarray(hand.elbow, dtype=np.float64)
     wrist = np.asarray(hand.wrist, dtype=np.float64)
     fwd = _unit(wrist[:2] - elbow[:2])
@@ -83,11 +84,11 @@ def hand_parts(hand: HandObject) -> list[Capsule]:
     back = np.array([*(-fwd * _UPPER_ARM_MM), 140.0])
     sleeve = skin if hand.sleeve_rgb is None else (hand.sleeve_rgb[2], hand.sleeve_rgb[1], hand.sleeve_rgb[0])
     parts = [Capsule(elbow + np.array([0.0, 0.0, 6.0]), elbow + back, forearm_r * 1.3, sleeve, labelled=False),
-             Capsule(wrist + (elbow - wrist) * 0.02, elbow, forearm_r, skin)]
+             Capsule(wrist + (elbow - wrist) * 0.02, elbow, forearm_r, skin, labelled=False)]
     if hand.sleeve_rgb is not None:
         cuff = elbow + (wrist - elbow) * 0.62
         lift = np.array([0.0, 0.0, 4.0])
-        parts.append(Capsule(cuff + lift, elbow + lift, forearm_r * 1.18, sleeve))
+        parts.append(Capsule(cuff + lift, elbow + lift, forearm_r * 1.18, sleeve, labelled=False))
     parts.extend(_fingers(hand, palm_end, fwd, side, skin, tip_z))
     palm_r = (0.46 if hand.pose == HandPose.FIST else 0.42) * w
     a = np.array([*palm_start, palm_z])

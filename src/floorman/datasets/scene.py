@@ -172,7 +172,7 @@ class HandObject:
 
     `elbow` and `wrist` are 3-D points in mm (z above the felt); the hand extends `hand_length_mm` past the
     wrist along the forearm's direction. Only the part over the image is drawn; the detector's `hand` box
-    covers the hand and the visible forearm.
+    covers the palm, fingers and thumb (the arm is drawn, not labelled).
     """
 
     id: int

@@ -52,13 +52,14 @@ class OnnxDetectorConfig(BaseModel):
     overlap: float = Field(default=0.2, ge=0.0, lt=0.9, description="Overlap between neighbouring windows.")
     merge_containment: float = Field(default=0.5, gt=0.0, le=1.0, description="Across windows, merge a cut "
                                      "box into a box of its class holding at least this fraction of it.")
-    merge_cut_classes: tuple[str, ...] = Field(default=("hand",), description="Classes whose boxes cut by an "
-                                               "inner window edge at a finer level are kept and merged across "
-                                               "windows. Other classes' cut boxes are dropped there: an object "
-                                               "smaller than the windows' overlap lies whole in a neighbouring "
-                                               "window, a larger one is seen whole by the coarser level (measured: "
-                                               "card AP50 +0.04, chip +0.015 on the test render). Hands reach in "
-                                               "from the rail and are rarely whole in any window.")
+    merge_cut_classes: tuple[str, ...] = Field(default=(), description="Classes whose boxes cut by an inner "
+                                               "window edge at a finer level are kept and merged across windows. "
+                                               "Other classes' cut boxes are dropped there: an object smaller than "
+                                               "the windows' overlap lies whole in a neighbouring window, a larger "
+                                               "one is seen whole by the coarser level (measured: card AP50 +0.04, "
+                                               "chip +0.015 on the test render; hands, since they are labelled "
+                                               "palm and fingers without the arm, +0.45). For a model whose objects "
+                                               "are rarely whole in any window.")
     coarse_min_px: float = Field(default=24.0, ge=0.0, description="At a level coarser than the finest, "
                                  "drop boxes whose long side is below this (px at that level): the finer "
                                  "level sees them better (measured: +0.018 mAP50 on the test render).")
