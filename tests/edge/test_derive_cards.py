@@ -96,3 +96,22 @@ def test_a_fold_sliding_past_the_stub_does_not_stop_a_shuffle(deriver: EventDeri
     events += slide(scene, deriver, track=30, xs=[-290.0, -240.0, -150.0, -60.0, 40.0, 120.0])
     events += run(deriver, scene.frames(20))
     assert [e.model_dump()["type"] for e in events].count("shuffle") == 1
+
+
+def test_the_lower_card_of_a_fold_uncovered_at_the_stub_is_no_burn(deriver: EventDeriver) -> None:
+    # Two folded cards slide past the stub to the muck; the lower one shows only as they spread over the stub.
+    scene = with_stub()
+    run(deriver, scene.frames(5))
+    events: list[EventBase] = []
+    for x in (-400.0, -330.0, -260.0, -190.0):
+        scene.cards[30] = card(None, track=30, at=(x, -400.0))
+        events += run(deriver, scene.frames(1))
+    for x in (-120.0, -50.0, 20.0, 90.0):
+        scene.cards[30] = card(LAYOUT.zone_names_at(np.array([[x, -400.0]]))[0], track=30, at=(x, -400.0))
+        lower = x - 30.0
+        scene.cards[31] = card(LAYOUT.zone_names_at(np.array([[lower, -380.0]]))[0], track=31, at=(lower, -380.0))
+        events += run(deriver, scene.frames(1))
+    scene.cards[30] = card("muck", track=30, at=centre("muck"))
+    scene.cards[31] = card("muck", track=31, at=centre("muck", 20))
+    events += run(deriver, scene.frames(10))
+    assert dealt(events) == []

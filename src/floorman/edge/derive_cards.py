@@ -41,8 +41,8 @@ class CardDeriver(ZoneDeriver[CardContent]):
         self._deck = layout.zone("deck").points
         self._members: dict[str, set[int]] = {name: set() for name in self.zones}
         self.last_from_deck = -1.0
-        self._deck_setter: tuple[int, float] | None = None  # the track that set last_from_deck, the time before
         """When a card last left the deck stub."""
+        self._deck_setter: tuple[int, float] | None = None  # the track that set last_from_deck, the time before
         self.dealt_since_shuffle = 0
 
     def _hidden(self, track: Track) -> bool:
@@ -54,6 +54,22 @@ class CardDeriver(ZoneDeriver[CardContent]):
         cards slid across the table to a muck beyond the deck), not one leaving the stub."""
         before, now = self._deck_distance(track.first_position), self._deck_distance(track.position)
         return now < before - self.config.still_mm
+
+    def _rides_along(self, track: Track, current: list[Track]) -> bool:
+        """Whether a card first seen at the stub moves beside a card from elsewhere, the same way: the lower card
+        of a fold slid past the stub, uncovered as the two spread (within 2 x same_card_mm, directions within
+        45 degrees)."""
+        moved = (track.position[0] - track.first_position[0], track.position[1] - track.first_position[1])
+        for other in current:
+            if other.id == track.id or other.still or FROM_DECK in other.marks or other.observations < 3:
+                continue
+            if other.distance_to(track.position) > 2.0 * self.config.same_card_mm:
+                continue
+            way = (other.position[0] - other.first_position[0], other.position[1] - other.first_position[1])
+            norm = math.hypot(*moved) * math.hypot(*way)
+            if norm > 0 and (moved[0] * way[0] + moved[1] * way[1]) / norm >= math.cos(math.radians(45.0)):
+                return True
+        return False
 
     def _deck_distance(self, point: PointMm) -> float:
         """Millimetres from `point` to the deck zone (0 inside it)."""
@@ -80,7 +96,8 @@ class CardDeriver(ZoneDeriver[CardContent]):
                 self.last_from_deck = state.t
             elif track.observations == 1 and self._reacquires(track, current):
                 track.marks.add(PLACED)
-            elif track.observations == 2 and FROM_DECK in track.marks and self._towards_deck(track):
+            elif (track.observations == 2 and FROM_DECK in track.marks
+                  and (self._towards_deck(track) or self._rides_along(track, current))):
                 track.marks.discard(FROM_DECK)
                 if self._deck_setter is not None and self._deck_setter[0] == track.id:
                     self.last_from_deck = self._deck_setter[1]  # no card left the stub (a later one's time stands)

@@ -58,8 +58,8 @@ class OnnxDetectorConfig(BaseModel):
                                                "the windows' overlap lies whole in a neighbouring window, a larger "
                                                "one is seen whole by the coarser level (measured: card AP50 +0.04, "
                                                "chip +0.015 on the test render; hands, since they are labelled "
-                                               "palm and fingers without the arm, +0.48 to +0.60). For a model whose objects "
-                                               "are rarely whole in any window.")
+                                               "palm and fingers without the arm, +0.48 to +0.60). For a model "
+                                               "whose objects are rarely whole in any window.")
     coarse_min_px: float = Field(default=24.0, ge=0.0, description="At a level coarser than the finest, "
                                  "drop boxes whose long side is below this (px at that level): the finer "
                                  "level sees them better (measured: +0.018 mAP50 on the test render).")
