@@ -25,7 +25,7 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -224,8 +224,7 @@ def measure(data: list[Path], *, limit: int | None, seed: int, true_corners: boo
                if box is not None else CardReading(card=None, confidence=0.0, corners_px=None,
                                                    source="missed by the detector"))
         elapsed = time.perf_counter() - start
-        reading = raw if raw.confidence >= MIN_CONFIDENCE else CardReading(
-            card=None, confidence=raw.confidence, corners_px=raw.corners_px, source=raw.source)
+        reading = raw if raw.confidence >= MIN_CONFIDENCE else replace(raw, card=None)  # what recognise_card gives
         width, visible = _card_width(obj), float(str(obj["visible_fraction"]))
         names = [n for n, lo, hi in (("all", 0.0, float("inf")), *BUCKETS) if lo <= width < hi]
         names += [n for n, lo, hi in COVER_BUCKETS if lo <= visible < hi]
