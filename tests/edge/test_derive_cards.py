@@ -3,6 +3,8 @@ past the stub, the stub under the dealer's hand."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from floorman.core.events import EventBase
@@ -115,3 +117,22 @@ def test_the_lower_card_of_a_fold_uncovered_at_the_stub_is_no_burn(deriver: Even
     scene.cards[31] = card("muck", track=31, at=centre("muck", 20))
     events += run(deriver, scene.frames(10))
     assert dealt(events) == []
+
+
+def test_a_card_leaving_the_stub_before_the_vision_tracks_it_is_dealt(deriver: EventDeriver) -> None:
+    # In its first frames off the stub the card has no track id of the vision's yet and is listed before the stub,
+    # which has one: it must not be taken for the stub (within match_mm of it) and lose its deal.
+    scene = with_stub()
+    run(deriver, scene.frames(5))
+    stub = scene.cards.pop(1)
+    start, end = np.array(centre("deck")), np.array(centre("hole_2"))
+    steps = max(2, int(np.linalg.norm(end - start) // 120.0))
+    events: list[EventBase] = []
+    for i in range(1, steps):
+        at = start + (end - start) * i / steps
+        flying = replace(card(None, track=0, at=(float(at[0]), float(at[1]))), track_id=None)
+        scene.cards = {0: flying, 1: stub}
+        events += run(deriver, scene.frames(1))
+    scene.cards = {1: stub, 42: card("hole_2", track=42)}
+    events += run(deriver, scene.frames(10))
+    assert dealt(events) == [("hole_2", None)]

@@ -113,12 +113,17 @@ class Tracker:
         """Match this frame's objects to tracks; returns (tracks seen now, tracks that just ended). An unseen
         track for which `hidden` holds (a hand covers it) does not end."""
         placed = [(o, p) for o in objects if (p := position_of(o)) is not None]
-        current: list[Track] = []
-        taken: set[int] = set()
+        # the vision's own track ids first: an object without one never takes a track another object names
+        taken = {seen.track_id for seen, _ in placed if seen.track_id is not None}
+        ids: list[int] = []
         for seen, point in placed:
-            track_id = seen.track_id if seen.track_id is not None else self._nearest(point, taken)
-            taken.add(track_id)
-            current.append(self._observe(track_id, seen, point, frame=frame, t=t))
+            if seen.track_id is None:
+                ids.append(self._nearest(point, taken))
+                taken.add(ids[-1])
+            else:
+                ids.append(seen.track_id)
+        current = [self._observe(track_id, seen, point, frame=frame, t=t)
+                   for track_id, (seen, point) in zip(ids, placed, strict=True)]
         ended: list[Track] = []
         for track in list(self.tracks.values()):
             if track.id in taken or (hidden is not None and hidden(track)):
