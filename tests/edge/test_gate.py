@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -53,3 +54,38 @@ def test_static_frames_skip_inference_and_a_small_change_runs_one_region(inner: 
 def test_bad_gate_settings_are_refused(inner: CountingDetector) -> None:
     with pytest.raises(ValueError, match="threshold"):
         ChangeGatedDetector(inner, threshold=0)
+
+
+class BrightBoxes:
+    """A stand-in detector that sees one object: the bounding box of the pure white pixels of what it is shown,
+    cut by the window's edges as a real detector's box of a partly seen object is."""
+
+    names: ClassVar[dict[int, str]] = {0: "card_face"}
+    levels = (320,)
+    imgsz = 320
+    config = OnnxDetectorConfig(model=MODEL)
+
+    def infer(self, image: npt.NDArray[np.uint8]) -> Detections:
+        ys, xs = np.nonzero((image == 255).all(axis=2))
+        if len(xs) == 0:
+            return Detections.empty()
+        box = np.array([[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]], dtype=np.float32)
+        return Detections(xyxy=box, confidence=np.array([0.9], dtype=np.float32), class_id=np.array([0]))
+
+    def detect(self, frame: npt.NDArray[np.uint8]) -> Detections:
+        return self.infer(frame)
+
+
+@pytest.mark.parametrize("below", [15, 30])
+def test_a_change_beside_a_card_does_not_cut_it(below: int) -> None:
+    # A hand comes near a card: the changed region (with its margin) takes in part of the card. The card must
+    # stay one whole box, not become a strip (its centre inside the region) or a strip beside its old box.
+    frame = np.full((360, 640, 3), 40, dtype=np.uint8)
+    frame[100:160, 300:340] = 255
+    gate = ChangeGatedDetector(BrightBoxes())  # type: ignore[arg-type]  # a stand-in, not an OnnxDetector
+    first = gate.detect(frame)
+    changed = frame.copy()
+    changed[160 + below:170 + below, 290:350] = 120
+    found = gate.detect(changed)
+    assert gate.stats.regions == 1
+    assert found.xyxy.tolist() == first.xyxy.tolist() == [[300.0, 100.0, 340.0, 160.0]]

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from floorman.core.geometry import tile_origins
 from floorman.vision.detections import Detections
-from floorman.vision.detector import OnnxDetector, nms
+from floorman.vision.detector import EDGE_PX, OnnxDetector, nms
 
 Image = npt.NDArray[np.uint8]
 SMALL_SIDE = 160
@@ -75,11 +75,12 @@ class ChangeGatedDetector:
         y0 = max(0, int(ys.min() * scale) - self.margin_px)
         x1 = min(width, int((xs.max() + 1) * scale) + self.margin_px)
         y1 = min(height, int((ys.max() + 1) * scale) + self.margin_px)
+        last = self._last
+        x0, y0, x1, y1 = _grown((x0, y0, x1, y1), last.xyxy, width=width, height=height)
         if (x1 - x0) * (y1 - y0) > self.full_fraction * width * height:
             return self._full(frame, small)
         self.stats.regions += 1
         found = self._region(frame, (x0, y0, x1, y1))
-        last = self._last
         centres = (last.xyxy[:, :2] + last.xyxy[:, 2:]) / 2
         outside = ~((centres[:, 0] >= x0) & (centres[:, 0] < x1) & (centres[:, 1] >= y0) & (centres[:, 1] < y1))
         self._last = Detections.merge([last[outside], found])
@@ -108,9 +109,40 @@ class ChangeGatedDetector:
                 size = (max(1, round(window.shape[1] * scale)), max(1, round(window.shape[0] * scale)))
                 resized = np.asarray(cv2.resize(window, size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
                 found = nms(self.inner.infer(resized), iou=self.inner.config.iou)
+                cut = _cut(found.xyxy, size=size, inner_edges=(left > x0, top > y0, left + tile < x1, top + tile < y1))
                 found.xyxy = found.xyxy / np.float32(scale) + np.array([left, top, left, top], dtype=np.float32)
-                parts.append(found)
+                parts.append(found.with_data(group=np.full(len(found), len(parts), dtype=np.int64), cut=cut))
         merged = Detections.merge(parts)
         if len(parts) > 1 and len(merged):
-            merged = nms(merged, iou=self.inner.config.iou)
+            merged = nms(merged, iou=self.inner.config.iou, containment=self.inner.config.merge_containment,
+                         group=merged.data["group"], cut=merged.data["cut"])
         return Detections(xyxy=merged.xyxy, confidence=merged.confidence, class_id=merged.class_id)
+
+
+def _grown(box: tuple[int, int, int, int], known: npt.NDArray[np.float32], *, width: int,
+           height: int) -> tuple[int, int, int, int]:
+    """The region grown to hold every known box that overlaps it (a few rounds: a box taken in may overlap
+    another), so that the region's border cuts no object seen before: a card half inside the region would come
+    back as a strip beside its whole box kept from the last frame."""
+    x0, y0, x1, y1 = box
+    for _ in range(4):
+        hit = (known[:, 0] < x1) & (known[:, 2] > x0) & (known[:, 1] < y1) & (known[:, 3] > y0)
+        if not hit.any():
+            break
+        grown = (max(0, min(x0, int(np.floor(known[hit, 0].min())))),
+                 max(0, min(y0, int(np.floor(known[hit, 1].min())))),
+                 min(width, max(x1, int(np.ceil(known[hit, 2].max())))),
+                 min(height, max(y1, int(np.ceil(known[hit, 3].max())))))
+        if grown == (x0, y0, x1, y1):
+            break
+        x0, y0, x1, y1 = grown
+    return x0, y0, x1, y1
+
+
+def _cut(box: npt.NDArray[np.float32], *, size: tuple[int, int],
+         inner_edges: tuple[bool, bool, bool, bool]) -> npt.NDArray[np.bool_]:
+    """Which of a window's boxes touch one of its edges inside the region (left, top, right, bottom): a piece,
+    merged into the neighbouring window's whole box when one holds it (`nms` with containment, as the pyramid)."""
+    left, top, right, bottom = inner_edges
+    return np.asarray(((box[:, 0] <= EDGE_PX) & left) | ((box[:, 1] <= EDGE_PX) & top)
+                      | ((box[:, 2] >= size[0] - EDGE_PX) & right) | ((box[:, 3] >= size[1] - EDGE_PX) & bottom))
