@@ -136,3 +136,18 @@ def test_a_card_leaving_the_stub_before_the_vision_tracks_it_is_dealt(deriver: E
     scene.cards = {1: stub, 42: card("hole_2", track=42)}
     events += run(deriver, scene.frames(10))
     assert dealt(events) == [("hole_2", None)]
+
+
+def test_a_box_seen_once_on_the_stub_does_not_stop_a_shuffle(deriver: EventDeriver) -> None:
+    # As the dealer's hand settles on the stub, the detector sees a second, faint box on it for one frame: no card
+    # left the stub, so the hand resting there is still a shuffle.
+    scene = with_stub()
+    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
+    run(deriver, scene.frames(2))
+    scene.hands[60] = hand(centre("deck", 0, -20), "deck", track=60)
+    events = run(deriver, scene.frames(3))
+    scene.cards[70] = card("deck", track=70, at=centre("deck", 0, -38))
+    events += run(deriver, scene.frames(1))
+    del scene.cards[70]
+    events += run(deriver, scene.frames(45))
+    assert [e.model_dump()["type"] for e in events].count("shuffle") == 1

@@ -31,6 +31,7 @@ _KINDS = (ZoneKind.HOLE, ZoneKind.BOARD, ZoneKind.MUCK, ZoneKind.DECK)
 FROM_DECK = "from_deck"
 PLACED = "placed"
 CONTINUED = "continued"  # a card from the stub lost in flight whose flight another track took over
+LEFT = "left"  # a card from the stub seen moving off it, or in flight: a card left the stub
 
 
 class CardDeriver(ZoneDeriver[CardContent]):
@@ -41,8 +42,8 @@ class CardDeriver(ZoneDeriver[CardContent]):
         self._deck = layout.zone("deck").points
         self._members: dict[str, set[int]] = {name: set() for name in self.zones}
         self.last_from_deck = -1.0
-        """When a card last left the deck stub."""
-        self._deck_setter: tuple[int, float] | None = None  # the track that set last_from_deck, the time before
+        """When a card last left the deck stub: first seen there, then seen moving (a box seen once on the stub,
+        under the dealer's hand, is no card leaving it)."""
         self.dealt_since_shuffle = 0
 
     def _hidden(self, track: Track) -> bool:
@@ -90,17 +91,20 @@ class CardDeriver(ZoneDeriver[CardContent]):
         for track in current:
             if track.observations == 1 and self._doubles(track, current):
                 track.marks.add(PLACED)
-            elif track.observations == 1 and (self._from_deck(track) or self._continues_flight(track, current)):
+            elif track.observations == 1 and self._from_deck(track):
                 track.marks.add(FROM_DECK)
-                self._deck_setter = (track.id, self.last_from_deck)
+            elif track.observations == 1 and self._continues_flight(track, current):
+                track.marks.update((FROM_DECK, LEFT))
                 self.last_from_deck = state.t
             elif track.observations == 1 and self._reacquires(track, current):
                 track.marks.add(PLACED)
             elif (track.observations == 2 and FROM_DECK in track.marks
                   and (self._towards_deck(track) or self._rides_along(track, current))):
                 track.marks.discard(FROM_DECK)
-                if self._deck_setter is not None and self._deck_setter[0] == track.id:
-                    self.last_from_deck = self._deck_setter[1]  # no card left the stub (a later one's time stands)
+            if FROM_DECK in track.marks and LEFT not in track.marks and not self._is_stub(track) \
+                    and track.distance_to(track.first_position) > self.config.still_mm:
+                track.marks.add(LEFT)
+                self.last_from_deck = max(self.last_from_deck, track.first_t)
             if track.still and track.zone in contents and not self._is_stub(track):
                 contents[track.zone].append(track)
         for track in self.tracker.unseen(current):
