@@ -3,6 +3,8 @@ off the table (D3), rabbit hunting (F6). Each must flag, and its look-alikes mus
 
 from __future__ import annotations
 
+import pytest
+
 from floorman.core.rule_ids import RuleId
 from tests.rules.checking import raised, rules_of, run, table
 
@@ -205,6 +207,18 @@ def test_rabbit_hunting_a_face_up_card_nobody_could_read_is_no_evidence() -> Non
                  stream.gather(), stream.award({4: 900}), [unread], stream.card("board", card="KD"))
     (alert,) = rules_of(alerts, RuleId.RABBIT_HUNTING)  # raised on the card read, not on the unread one
     assert "KD" in alert.explanation.en and alert.seat == 3
+
+
+@pytest.mark.parametrize(("confidence", "expected"), [(1.0, [("F6", 3)]), (0.05, [])])
+def test_rabbit_hunting_a_hand_ended_by_taps_facing_a_bet_read_unsure_is_no_evidence(
+        confidence: float, expected: list[tuple[str, int]]) -> None:
+    # A tap facing a bet is a fold only by the amounts: read unsure (from video at 0.5 px/mm), the hand is not
+    # known to be over, and a card turned then is no rabbit hunt (a false F6 from video, session 7).
+    checker, stream, start = table("club_000")
+    push = [e.model_copy(update={"confidence": confidence}) if e.type == "chips_pushed" else e
+            for e in stream.push(4, 300, 300)]
+    alerts = run(checker, start, push, stream.tap(1), stream.tap(2), stream.tap(3), stream.card("board", card="AS"))
+    assert raised(alerts) == expected
 
 
 def test_rabbit_hunting_003_14_3_provisional_then_cleared_when_all_agree() -> None:

@@ -257,6 +257,8 @@ class RabbitHuntCheck(Check):
             return []
         if event.card is None:
             return []  # a face-up card nobody could read is no evidence of a card turned from the stub
+        if not view.chips_sure(state.hand_over_confidence):
+            return []  # the hand ended on a fold read from amounts read unsure: no evidence the hand was over
         if self._all_agree(view):
             return []
         finding = self.verify_rabbit_hunt(event, view)

@@ -63,6 +63,7 @@ class _Seat:
     stack: int | None = None
     in_hand: bool = False
     folded: bool = False
+    fold_confidence: float = 1.0  # a fold read from a tap facing a bet is only as sure as the amounts
     all_in: bool = False
     street_in: int = 0
     hand_in: int = 0
@@ -192,6 +193,12 @@ class HandState:
                 if live > 1:
                     return False
         return True
+
+    @property
+    def hand_over_confidence(self) -> float:
+        """How sure `hand_over` is: its least sure fold (a fold seen as cards in the muck is sure; one read from a
+        tap while facing a bet is only as sure as the hand's chip record, `chip_doubt`)."""
+        return min((seat.fold_confidence for seat in self._order if seat.in_hand and seat.folded), default=1.0)
 
     @property
     def pending(self) -> PendingPush | None:
@@ -432,6 +439,7 @@ class HandState:
         for state in self._seats.values():
             state.in_hand = state in occupied
             state.folded = state.all_in = state.acted = state.raise_closed = False
+            state.fold_confidence = 1.0
             state.street_in = state.hand_in = 0
         big_blind = self.blinds[1]
         self.facing_bet_to, self.last_full_raise, self.facing_all_in = big_blind, big_blind, False
@@ -468,6 +476,7 @@ class HandState:
         state.acted = True
         if folds:
             state.folded = True
+            state.fold_confidence = 1.0 if fold else self.chip_doubt  # a tap facing a bet: a fold by the amounts
             self.last_folder = seat
         if not out_of_turn:  # an action out of turn leaves the turn where it was (000 9-14, 003 8-14)
             self._last_seat = seat
