@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from floorman.core.events import EventBase
 from floorman.edge.derive import DeriveConfig, EventDeriver
@@ -151,3 +152,17 @@ def test_a_box_seen_once_on_the_stub_does_not_stop_a_shuffle(deriver: EventDeriv
     del scene.cards[70]
     events += run(deriver, scene.frames(45))
     assert [e.model_dump()["type"] for e in events].count("shuffle") == 1
+
+
+@pytest.mark.parametrize(("outside_mm", "shuffles"), [(0.0, 1), (40.0, 1), (100.0, 0)])
+def test_the_dealers_hand_resting_on_the_stub_from_behind_is_a_shuffle(outside_mm: float, shuffles: int) -> None:
+    # The hand that holds the deck covers it from the dealer's side: its middle may lie short of the deck zone.
+    deriver = EventDeriver(LAYOUT, table_id="t1", camera_id="c1")
+    scene = with_stub()
+    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
+    run(deriver, scene.frames(2))
+    deck = LAYOUT.zone("deck").points
+    at = (float(deck[:, 0].mean()), float(deck[:, 1].min()) - outside_mm if outside_mm else float(deck[:, 1].mean()))
+    scene.hands[60] = hand(at, LAYOUT.zone_names_at(np.array([at]))[0], track=60)
+    events = run(deriver, scene.frames(45))
+    assert [e.model_dump()["type"] for e in events].count("shuffle") == shuffles

@@ -72,6 +72,8 @@ class DeriveConfig(BaseModel):
                                    "pot (a splash) for this long.")
     shuffle_min_s: float = Field(default=1.0, ge=0, description="A dealer's hand resting this long on the deck "
                                  "stub, with no card leaving it, is a shuffle (0: never derive shuffles).")
+    stub_reach_mm: float = Field(default=60.0, ge=0, description="A dealer's hand this close to the deck zone "
+                                 "(or in it) rests on the stub: the hand holding the deck covers it from behind.")
     tap_min_s: float = Field(default=0.2, ge=0, description="A player's hand resting this long on its own hole "
                              "cards and leaving the table with nothing of the seat changed is a tap.")
     trip_merge_s: float = Field(default=0.3, ge=0, description="Chips of one seat landing within this time make "
@@ -177,7 +179,7 @@ class EventDeriver:
         minimum = self.config.shuffle_min_s
         if minimum <= 0 or (self._shuffles and not self.cards.dealt_since_shuffle):
             return
-        dwell = self.hands.dealer_dwell("deck", t)
+        dwell = self.hands.dealer_dwell_at_stub(t)
         if dwell >= minimum and t - self.cards.last_from_deck > dwell:
             self.out.emit(Shuffle)
             self._shuffles += 1

@@ -19,11 +19,10 @@ import math
 from collections.abc import Callable
 
 from floorman.core.events import CardDealt, ZoneCards
-from floorman.core.geometry import as_points, distance_to_boundary, points_in_polygon
 from floorman.core.layout import TableLayout, ZoneKind
 from floorman.core.table_state import PointMm, SeenCard, TableState
 from floorman.edge.derive import DeriveConfig, Emitter, zone_seat
-from floorman.edge.derive_hands import HandDeriver, ZoneDeriver
+from floorman.edge.derive_hands import HandDeriver, ZoneDeriver, distance_to_zone
 from floorman.edge.derive_track import Track
 
 CardContent = tuple[tuple[str, ...], int]
@@ -74,10 +73,7 @@ class CardDeriver(ZoneDeriver[CardContent]):
 
     def _deck_distance(self, point: PointMm) -> float:
         """Millimetres from `point` to the deck zone (0 inside it)."""
-        where = as_points([point])
-        if points_in_polygon(where, self._deck)[0]:
-            return 0.0
-        return float(distance_to_boundary(where, self._deck)[0])
+        return distance_to_zone(point, self._deck)
 
     def _from_deck(self, track: Track) -> bool:
         if track.first_zone == "deck":

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
 
 from floorman.core.events import ButtonMoved, HandZone, Tap
+from floorman.core.geometry import FloatArray, as_points, distance_to_boundary, points_in_polygon
 from floorman.core.layout import TableLayout, ZoneKind
 from floorman.core.table_state import PointMm, SeenHand, TableState
 from floorman.edge.derive import DeriveConfig, Emitter, zone_seat
@@ -51,6 +52,7 @@ class HandInfo:
     visits: dict[str, float] = field(default_factory=dict)  # zone -> seconds spent there (settled visits)
     rail_position: PointMm | None = None  # where it last came back into the rail-edge band from the table
     on_table: bool = False
+    at_stub_since: float | None = None  # since when it has been within stub_reach_mm of the deck zone
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,7 @@ class HandDeriver:
         self._confirmed = frozenset(config.confirmed_visits)
         self._resting = frozenset(config.resting_visits)
         self._hands: dict[int, HandInfo] = {}
+        self._deck = layout.zone("deck").points
         self._enters: list[tuple[str, int | None]] = []
         self._leaves: list[_Leave] = []
         self._pending: list[_Visit] = []
@@ -126,6 +129,10 @@ class HandDeriver:
                                                                                       self.config.settle_s))
         if isinstance(seen, SeenHand) and seen.holding != "nothing":
             hand.holding = seen.holding
+        if distance_to_zone(track.position, self._deck) > self.config.stub_reach_mm:
+            hand.at_stub_since = None
+        elif hand.at_stub_since is None:
+            hand.at_stub_since = t
         if track.zone not in (None, "rail_edge"):
             hand.on_table = True
         elif track.zone == "rail_edge" and hand.on_table and hand.rail_position is None:
@@ -210,10 +217,12 @@ class HandDeriver:
                 holding = "chips"
             self.out.emit(HandZone, zone=zone, seat=hand.seat, action="leave", holding=holding)
 
-    def dealer_dwell(self, zone: str, t: float) -> float:
-        """How long a dealer's hand (seat None) has been in `zone` without leaving it (0 when none is)."""
-        return max((t - hand.entered_at for hand in self._hands.values()
-                    if hand.seat is None and hand.zone.committed == zone), default=0.0)
+    def dealer_dwell_at_stub(self, t: float) -> float:
+        """How long a dealer's hand (seat None) has rested on the deck stub: within `stub_reach_mm` of the deck
+        zone, without leaving (0 when none does). Not the deck zone itself: the hand holding the deck covers it
+        from behind, and where its middle is seen depends on the box the detector draws."""
+        return max((t - hand.at_stub_since for hand in self._hands.values()
+                    if hand.seat is None and hand.at_stub_since is not None), default=0.0)
 
     def positions(self) -> Iterable[PointMm]:
         return (track.position for track in self.current)
@@ -222,6 +231,14 @@ class HandDeriver:
         """Whether a hand (or its arm: from where it came over the rail to the fingertips) seen in this frame
         is within `mm` of `point`."""
         return any(_segment_distance(point, track.first_position, track.position) <= mm for track in self.current)
+
+
+def distance_to_zone(point: PointMm, polygon: FloatArray) -> float:
+    """Millimetres from `point` to a zone's polygon (0 inside it)."""
+    where = as_points([point])
+    if points_in_polygon(where, polygon)[0]:
+        return 0.0
+    return float(distance_to_boundary(where, polygon)[0])
 
 
 def _segment_distance(point: PointMm, start: PointMm, end: PointMm) -> float:
