@@ -64,7 +64,7 @@ class SeenHand:
     box: Box
     confidence: float
     position_mm: PointMm | None = None
-    zone: str | None = None  # zone under the fingertips (the end of the hand farthest from the rail)
+    zone: str | None = None  # zone under the hand's middle
     seat: int | None = None  # seat the arm comes from, when known
     holding: str = "nothing"  # 'nothing' | 'chips' | 'cards'
     track_id: int | None = None
