@@ -178,6 +178,16 @@ def test_chips_leaving_table_000_13_3_chips_vanishing_from_the_stack() -> None:
     assert alert.seat == 2 and alert.confidence < 1.0
 
 
+def test_chips_leaving_table_a_stack_read_unsure_then_surely_empty_is_not_flagged() -> None:
+    # From video: a stack counted unsure (0.06), then not seen at all under an arm (an empty zone, read surely):
+    # the change is only as sure as its first reading, and the chips were never surely there.
+    checker, stream, start = table("club_000")
+    unsure = [e.model_copy(update={"confidence": 0.06}) for e in stream.seat_stacks()[1:2]]
+    stream.stacks[2] = 0
+    alerts = run(checker, start, unsure, stream.seat_stacks()[1:2], stream.wait(10), stream.tap(4))
+    assert rules_of(alerts, RuleId.CHIPS_LEAVING_TABLE) == []
+
+
 def test_chips_leaving_table_a_push_and_a_dealer_gather_are_not_flagged() -> None:
     checker, stream, start = table("club_000")
     alerts = run(checker, start, stream.push(4, 200), stream.push(1, 200), stream.push(2, 100), stream.tap(3),

@@ -131,6 +131,7 @@ class ChipLedgerCheck(Check):
 
     def __init__(self) -> None:
         self._values: dict[str, int] = {}
+        self._sure: dict[str, bool] = {}  # whether each zone's last reading was sure
         self._transit: list[_Transit] = []
         self._deficits: list[_Deficit] = []
 
@@ -159,9 +160,10 @@ class ChipLedgerCheck(Check):
         if stack and event.visible_fraction < 1.0:
             return  # covered: read it again once it is uncovered
         old = self._values.get(event.zone)
-        self._values[event.zone] = event.value
-        if not trusted:
-            return  # an unsure count: the new value is the baseline, the change proves nothing
+        was_sure = self._sure.get(event.zone, True)
+        self._values[event.zone], self._sure[event.zone] = event.value, trusted
+        if not (trusted and was_sure):
+            return  # a change is as sure as the less sure of its two readings: the new value is the baseline
         if old is None:
             if stack or event.frame == 0:
                 return
