@@ -150,6 +150,18 @@ def test_hidden_chips_000_13_2_raised_while_still_covered() -> None:
     assert raised(alerts) == [("D1", 1)]
 
 
+@pytest.mark.parametrize(("confidence", "fraction", "expected"),
+                         [(1.0, 0.3, [("D1", 1)]), (0.05, 0.3, []), (0.05, 0.6, [("D1", 1)])])
+def test_hidden_chips_a_stack_counted_unsure_must_be_mostly_covered(
+        confidence: float, fraction: float, expected: list[tuple[str, int]]) -> None:
+    # The covered share is weighted by the stacks' values: counted unsure (from video at 0.5 px/mm), a hand resting
+    # beside the stack read as 27 % covered; only a clear majority covered is evidence then.
+    checker, stream, start = table("ggc")
+    cover = [e.model_copy(update={"confidence": confidence}) if e.type == "zone_chips" else e
+             for e in stream.cover(1, fraction=fraction, hold=5.0)]
+    assert raised(run(checker, start, cover)) == expected
+
+
 def test_hidden_chips_a_brief_cover_is_not_flagged() -> None:
     checker, stream, start = table("ggc")
     alerts = run(checker, start, stream.cover(1, fraction=0.8, hold=1.0), stream.wait(5), stream.tap(4))

@@ -65,7 +65,9 @@ class HiddenChipsCheck(Check):
         found: list[Finding] = []
         if isinstance(event, ZoneChips) and event.seat is not None and event.zone.startswith("stack_"):
             cover = self._covers.get(event.seat)
-            if event.visible_fraction < view.settings.covered_below:
+            settings = view.settings
+            below = settings.covered_below if view.chips_sure(event.confidence) else settings.covered_below_unsure
+            if event.visible_fraction < below:
                 if cover is None:
                     self._covers[event.seat] = _Cover(start=event)
                 return found
