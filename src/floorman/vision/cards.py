@@ -77,6 +77,10 @@ _CNN_TRUSTED = 0.5  # a classifier reading this confident wins over a disagreein
 _INDEX_CORNERS_SURE = 3  # an index matcher reading this many agreeing corners
 _INDEX_SURE = 0.9  # at this confidence wins over a disagreeing classifier that is unsure,
 _INDEX_RANK_SURE = 0.6  # and at this one from any corner when the two differ in rank only (one corner: 0.7 at most)
+_INDEX_MIN_PX = 90.0  # on outlines this wide the index matcher may outvote the classifier's count of pips
+_SAME_OUTLINE_IOU = 0.75  # and then only when it read its index on an outline overlapping the classifier's this much
+_PIP_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10")
+_RANK_DOUBT = 0.4  # share of the classifier's confidence taken off an index matcher that outvotes it on rank
 _BOX_MARGIN = 1.15  # a detector box grown by its margin, over the card's own bounding box
 _BOX_STEP_DEG = 5.0  # turns tried by `box_quads`
 _SAME_CARD_IOU = 0.6  # the index matcher reads the colour outlines overlapping the classifier's this much
@@ -486,14 +490,15 @@ def _classify(net: CardClassifier, image: Image, candidates: list[FloatArray], *
 def _same_card(quads: list[FloatArray], chosen: FloatArray) -> list[FloatArray]:
     """The colour-region outlines `quads` that overlap the classifier's `chosen` outline by at least
     `_SAME_CARD_IOU` (a region merged with a neighbour holds the neighbour's index too), then `chosen`."""
-    area = cv2.contourArea(chosen.reshape(-1, 1, 2))
-    out = []
-    for quad in quads:
-        inter, _ = cv2.intersectConvexConvex(quad.reshape(-1, 1, 2), chosen.reshape(-1, 1, 2))
-        union = cv2.contourArea(quad.reshape(-1, 1, 2)) + area - inter
-        if inter >= _SAME_CARD_IOU * max(union, 1e-9):
-            out.append(quad)
-    return [*out, chosen]
+    return [*(quad for quad in quads if _iou(quad, chosen) >= _SAME_CARD_IOU), chosen]
+
+
+def _iou(first: FloatArray, second: FloatArray) -> float:
+    """Intersection over union of two convex outlines."""
+    a, b = first.reshape(-1, 1, 2).astype(np.float32), second.reshape(-1, 1, 2).astype(np.float32)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
+    return float(inter / max(union, 1e-9))
 
 
 def _combine(learned: tuple[CnnReading, FloatArray] | None, index: IndexReading,
@@ -503,7 +508,8 @@ def _combine(learned: tuple[CnnReading, FloatArray] | None, index: IndexReading,
     measures far better) unless three or more corner indices agree on the matcher's (`_INDEX_CORNERS_SURE`),
     or, when the two readers differ in rank only, the matcher reads at `_INDEX_RANK_SURE` (a chip or a hand on
     the card's middle hides pips the classifier counts, not the index glyphs the matcher reads; on a covered
-    card one corner may be all it sees), else the more confident of the two, each at a lower confidence."""
+    card one corner may be all it sees: then at its own confidence less `_RANK_DOUBT` of the classifier's), else
+    the more confident of the two, each at a lower confidence."""
     from_index = CardReading(card=index.card, confidence=index.confidence, corners_px=outline,
                              corners_read=index.corners_read, corners_agreeing=index.corners_agreeing, source="index")
     if learned is None:
@@ -514,14 +520,32 @@ def _combine(learned: tuple[CnnReading, FloatArray] | None, index: IndexReading,
     if index.card == cnn.card:
         confidence = 1.0 - (1.0 - cnn.confidence) * (1.0 - index.confidence)
         return replace(from_index, confidence=float(confidence), corners_px=quad, source="both")
-    if index.card[-1] == cnn.card[-1]:  # they differ in rank: the count of pips, or the index glyph
+    rank_only = index.card[-1] == cnn.card[-1]  # they differ in rank: the count of pips, or the index glyph
+    if rank_only:
         index_sure = index.confidence >= _INDEX_RANK_SURE
     else:
         index_sure = index.confidence >= _INDEX_SURE and index.corners_agreeing >= _INDEX_CORNERS_SURE
     if not index_sure and cnn.confidence >= min(index.confidence, _CNN_TRUSTED):  # the matcher errs at times
         return CardReading(card=cnn.card, confidence=cnn.confidence * (1.0 - 0.5 * index.confidence),
                            corners_px=quad, source="classifier")
+    if index_sure and rank_only and _pips_miscounted(cnn.card, quad, outline):  # the glyph shows the rank
+        return replace(from_index, confidence=index.confidence * (1.0 - _RANK_DOUBT * cnn.confidence))
     return replace(from_index, confidence=index.confidence * (1.0 - cnn.confidence))
+
+
+def _pips_miscounted(card: str, outline: FloatArray, index_outline: FloatArray | None) -> bool:
+    """Whether a classifier's reading `card` of the card in `outline`, disagreeing on rank only with the index
+    matcher reading `index_outline`, is more likely a miscount than the matcher's glyph a misreading: a pip
+    card (a chip or a hand on it hides pips or adds round shapes; court figures are not counted) at least
+    `_INDEX_MIN_PX` wide (on narrower cards the matcher misreads glyphs: 2 as A or Q at 63-73 px), its index
+    read on nearly the classifier's outline (`_SAME_OUTLINE_IOU`: an outline cut from a region merged with a
+    neighbour reads the neighbour's index, 6H on a 3H)."""
+    return (card[:-1] in _PIP_RANKS and _width(outline) >= _INDEX_MIN_PX and index_outline is not None
+            and _iou(outline, index_outline) >= _SAME_OUTLINE_IOU)
+
+
+def _width(outline: FloatArray) -> float:
+    return float(min(np.linalg.norm(outline[1] - outline[0]), np.linalg.norm(outline[2] - outline[1])))
 
 
 def _best_reading(image: Image, quads: list[FloatArray], *,

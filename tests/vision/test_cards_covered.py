@@ -1,0 +1,65 @@
+"""Cards partly covered (session 7): the index matcher outvoting the classifier on rank is reported, not made
+unread, on pip cards wide enough whose index it read on the classifier's own outline."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from floorman.vision import cards
+from floorman.vision.cards import MIN_CONFIDENCE, IndexReading
+from floorman.vision.cards_cnn import CnnReading
+from floorman.vision.cards_index import CANON_H, CANON_W
+
+QUAD = np.array([[0, 0], [CANON_W, 0], [CANON_W, CANON_H], [0, CANON_H]], dtype=np.float32)
+
+
+@pytest.mark.parametrize("classifier_confidence", [0.45, 0.7, 0.89])
+@pytest.mark.parametrize(("index_confidence", "corners"), [(0.63, 1), (0.7, 1), (1.0, 2)])
+def test_index_outvoting_the_classifier_on_rank_is_read(classifier_confidence: float, index_confidence: float,
+                                                         corners: int) -> None:
+    """A chip over the pips makes the classifier count 8 where the index shows 7: the index matcher's 7D, read
+    at 0.6 or more, is the reading, and sure enough to be reported (before session 7 its confidence was
+    scaled by one minus the classifier's, which left most such cards unread)."""
+    index = IndexReading(card="7D", confidence=index_confidence, corners_read=corners, corners_agreeing=corners)
+    learned = (CnnReading(card="8D", confidence=classifier_confidence, face=1.0), QUAD)
+    reading = cards._combine(learned, index, QUAD)
+    assert (reading.card, reading.source) == ("7D", "index")
+    assert reading.confidence >= MIN_CONFIDENCE
+    assert reading.confidence <= index_confidence  # the classifier's doubt still counts
+
+
+@pytest.mark.parametrize(("classifier_says", "index_says", "index_confidence"), [
+    ("8D", "7D", 0.5),  # rank only, the index matcher unsure: the classifier stays
+    ("8S", "7D", 0.9),  # suit too: the matcher's suit is the weaker (two corners would not do either)
+])
+def test_the_classifier_stays_when_the_index_is_not_sure_of_rank_alone(classifier_says: str, index_says: str,
+                                                                      index_confidence: float) -> None:
+    index = IndexReading(card=index_says, confidence=index_confidence, corners_read=2, corners_agreeing=2)
+    reading = cards._combine((CnnReading(card=classifier_says, confidence=0.8, face=1.0), QUAD), index, QUAD)
+    assert (reading.card, reading.source) == (classifier_says, "classifier")
+
+
+@pytest.mark.parametrize(("classifier_says", "index_says", "width_px"), [
+    ("JD", "5D", 104.0),  # a court figure is not counted: the matcher misread the glyph
+    ("2H", "AH", 70.0),  # too narrow to trust the glyph over the pips
+])
+def test_the_index_outvoting_a_court_card_or_a_narrow_one_leaves_it_unread(classifier_says: str, index_says: str,
+                                                                           width_px: float) -> None:
+    """Uncovered cards the matcher misread at 0.7-1.0 (97001/97003): the matcher still wins the vote, but at
+    its confidence times one minus the classifier's, under `MIN_CONFIDENCE`: unread rather than wrong."""
+    quad = QUAD * np.float32(width_px / CANON_W)
+    index = IndexReading(card=index_says, confidence=1.0, corners_read=2, corners_agreeing=2)
+    reading = cards._combine((CnnReading(card=classifier_says, confidence=0.75, face=1.0), quad), index, quad)
+    assert reading.card == index_says
+    assert reading.confidence < MIN_CONFIDENCE
+
+
+def test_an_index_read_on_another_outline_does_not_outvote_the_pips() -> None:
+    """A region merged with a neighbour, cut to a card's shape, reads the neighbour's index (a 3H read 6H from
+    two corners, 96031): read on an outline overlapping the classifier's by less than `_SAME_OUTLINE_IOU`, the
+    matcher's rank leaves the card unread rather than wrong."""
+    shifted = QUAD + np.array([0.4 * CANON_W, 0.0], dtype=np.float32)  # IoU about 0.43
+    index = IndexReading(card="6H", confidence=0.95, corners_read=2, corners_agreeing=2)
+    reading = cards._combine((CnnReading(card="3H", confidence=0.72, face=1.0), QUAD), index, shifted)
+    assert reading.confidence < MIN_CONFIDENCE
