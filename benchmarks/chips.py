@@ -2,7 +2,8 @@
 detector's boxes.
 
     .venv/bin/python benchmarks/chips.py [--frames 60] [--seed 93001] [--size 1280x720|mixed] [--model M]
-                                         [--no-detector] [--no-refine] [--flat-prior] [--chipset CHIPSET.yaml]
+                                         [--no-detector] [--no-refine] [--flat-prior] [--per-box]
+                                         [--chipset CHIPSET.yaml]
 
 Each frame is a random training-style scene (`datasets.random_sample`, camera effects on) drawn from
 `SeedSequence(seed, spawn_key=(i,))`; use seeds never used for anything else. `--size mixed` draws each frame's
@@ -28,7 +29,9 @@ Truth boxes come from the instance mask, so the recogniser is told their sides a
 (`BOX_SIGMA_PX`); detector boxes use its default (a detector's box error).
 With the detector, chips are matched to truth boxes at IoU >= 0.5 and recall is printed too, and the time of one
 stack read on its boxes (each box read again alone, after the frame). Counts come from the stack's silhouette
-fitted to the image's edges near the box (`chips_refine`); --no-refine gives the boxes' counts alone.
+fitted to the image's edges near the box (`chips_refine`); --no-refine gives the boxes' counts alone. Where the
+camera's height is assumed (`homography` and the detector's boxes), a frame's stacks are read together and tell it
+(`ChipRecogniser.read_frame`); --per-box reads each stack over all heights alike (session 6).
 """
 
 from __future__ import annotations
@@ -197,7 +200,8 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
         builder = TableStateBuilder(TruthNames(), scene.layout, calibration, chipset, None, None,
                                     camera_height_mm=height)
         builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, box_sigma_px=BOX_SIGMA_PX,
-                                       refine=not args.no_refine, log_prior=() if args.flat_prior else None)
+                                       refine=not args.no_refine, log_prior=() if args.flat_prior else None,
+                                       height_from_frame=not args.per_box)
         state = builder.state_from(result.image, truth_detections(chips), frame_no=index, t=0.0)
         pairs = [(o, Read(s.denominations, builder.chips.read(result.image, o.box).px_per_chip, s.count_confidence))
                  for o, s in zip(chips, state.chips, strict=True)]
@@ -212,7 +216,7 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
         return group
     builder = TableStateBuilder(detector, scene.layout, calibration, chipset, None, None)
     builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, refine=not args.no_refine,
-                                   log_prior=() if args.flat_prior else None)
+                                   log_prior=() if args.flat_prior else None, height_from_frame=not args.per_box)
     state = builder.build(result.image, index, 0.0)
     boxes = np.array([c.box for c in state.chips], dtype=np.float64).reshape(-1, 4)
     started = time.perf_counter()
@@ -268,6 +272,8 @@ def main() -> int:
                         "calibrate` learned from other frames); the frames are drawn with the shipped one")
     parser.add_argument("--no-refine", action="store_true",
                         help="counts from the boxes alone (no silhouette fitted to the image's edges)")
+    parser.add_argument("--per-box", action="store_true",
+                        help="read each stack alone (an assumed camera height not told by the frame's stacks)")
     parser.add_argument("--flat-prior", action="store_true",
                         help="every count equally likely (not the recogniser's prior, `ChipRecogniser.log_prior`)")
     args = parser.parse_args()

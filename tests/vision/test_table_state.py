@@ -10,7 +10,7 @@ from floorman.datasets.camera import Camera
 from floorman.datasets.render import ObjectTruth, Renderer
 from floorman.datasets.scene import ChipStack, DealerButton, DetectorClass, Lighting, Scene
 from floorman.vision.calibration import Calibration, PointPair, calibrate_from_points
-from floorman.vision.chips import ChipReading, ChipRecogniser
+from floorman.vision.chips import ChipRecogniser, StackEvidence
 from floorman.vision.chips_geometry import BOX_SIGMA_PX
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Image
@@ -133,13 +133,13 @@ def test_chips_at_rest_are_read_once(rendered: tuple[np.ndarray, list[ObjectTrut
     image, objects, camera = rendered
     builder = TableStateBuilder(TruthDetector(objects), LAYOUT, calibration_of(camera), CHIPSET, None, None)
     reads: list[tuple[float, float, float, float]] = []
-    read = builder.chips.read
+    read = builder.chips.evidence
 
-    def counting(frame: Image, box: tuple[float, float, float, float]) -> ChipReading:
+    def counting(frame: Image, box: tuple[float, float, float, float]) -> StackEvidence:
         reads.append(box)
         return read(frame, box)
 
-    monkeypatch.setattr(builder.chips, "read", counting)
+    monkeypatch.setattr(builder.chips, "evidence", counting)
     first = builder.build(image, 0, 0.0)
     assert len(reads) == 3
     second = builder.build(image.copy(), 1, 0.1)

@@ -280,22 +280,72 @@ def fit_stack(camera: TableCamera, box: Box, *, diameter_mm: float, thickness_mm
     given: `count_prior`). `alternatives` are other camera models equally likely (an unknown camera height): the
     counts' likelihoods are averaged over them and `camera`. `log_likelihood` is the evidence alone, no prior.
     """
-    if max_count < 1:
-        raise ValueError(f"expected max_count >= 1, got {max_count}")
     if not box_sigma_px > 0:
         raise ValueError(f"expected box_sigma_px > 0, got {box_sigma_px}")
+    solution = solve_box(camera, box, diameter_mm=diameter_mm, thickness_mm=thickness_mm, max_count=max_count,
+                         border_px=border_px, alternatives=alternatives)
+    return solution.fit(solution.log_likelihood(box_sigma_px), log_prior=log_prior)
+
+
+@dataclass(frozen=True, slots=True)
+class BoxSolution:
+    """Each count's base solved to a box, per camera model (the first is the main one): the box's evidence at any
+    `box_sigma_px` follows without solving again."""
+
+    centres: FloatArray  # (M, N, 2) the base per model and count (mm)
+    residuals: FloatArray  # (M, N, K) box-side errors of each model and count (pixels)
+    side_weights: FloatArray  # (K,) sides used (0: on the image's border)
+    lean_px: FloatArray  # (M, N) the stack's lean (sd) in pixels at each base
+    px_per_chip: FloatArray  # (N,) the main model's box growth per chip at each count's base
+
+    def log_likelihood(self, box_sigma_px: float) -> FloatArray:
+        """(M, N) log p(box | model, count) with the sides off by `box_sigma_px` plus the lean, a few far off."""
+        if not box_sigma_px > 0:
+            raise ValueError(f"expected box_sigma_px > 0, got {box_sigma_px}")
+        sigma = np.sqrt(box_sigma_px**2 + self.lean_px**2)[..., None]
+        density = np.exp(-0.5 * (self.residuals / sigma) ** 2) / (math.sqrt(2.0 * math.pi) * sigma)
+        mixed = (1.0 - _OUTLIER_SHARE) * density + _OUTLIER_SHARE / _OUTLIER_RANGE_PX
+        result: FloatArray = (np.log(mixed) * self.side_weights).sum(axis=2)
+        return result
+
+    def fit(self, evidence: FloatArray, *, log_prior: Sequence[float] = (),
+            model_log_weights: FloatArray | None = None) -> StackFit:
+        """The count from `evidence` (M, N): the models averaged (weighted by `model_log_weights`, else equally),
+        under `log_prior`; the base and the box's residual of the main model at that count."""
+        marginal = marginalise(evidence, model_log_weights)
+        best, confidence = count_choice(marginal, log_prior)
+        residual = np.abs(self.residuals[0, best] * self.side_weights).sum() / self.side_weights.sum()
+        return StackFit(base_mm=(float(self.centres[0, best, 0]), float(self.centres[0, best, 1])), count=best + 1,
+                        count_confidence=confidence, px_per_chip=float(self.px_per_chip[best]),
+                        residual_px=float(residual), log_likelihood=tuple(float(v) for v in marginal))
+
+
+def marginalise(evidence: FloatArray, model_log_weights: FloatArray | None = None) -> FloatArray:
+    """(N,) log-likelihood of each count from (M, N) per camera model: their average, weighted by
+    `model_log_weights` (M,) (log, up to a constant; equal weights when None)."""
+    logs = np.asarray(evidence, dtype=np.float64)
+    if model_log_weights is not None:
+        if len(model_log_weights) != len(logs):
+            raise ValueError(f"expected {len(logs)} model weights, got {len(model_log_weights)}")
+        weights = np.asarray(model_log_weights, dtype=np.float64)
+        logs = logs + (weights - np.logaddexp.reduce(weights))[:, None]
+    else:
+        logs = logs - math.log(len(logs))
+    result: FloatArray = np.logaddexp.reduce(logs, axis=0)
+    return result
+
+
+def solve_box(camera: TableCamera, box: Box, *, diameter_mm: float, thickness_mm: float, max_count: int = 30,
+              border_px: float = 1.0, alternatives: Sequence[TableCamera] = ()) -> BoxSolution:
+    """Each count's base solved to `box` for `camera` and each of `alternatives` (see `fit_stack`)."""
+    if max_count < 1:
+        raise ValueError(f"expected max_count >= 1, got {max_count}")
     shape = _StackShape(diameter_mm / 2.0, thickness_mm, max_count)
     obs = _observations(box, camera.image_size, border_px=border_px)
-    fits = [_count_likelihood(model, box, shape=shape, obs=obs, box_sigma_px=box_sigma_px)
-            for model in (camera, *alternatives)]
-    stacked = np.stack([f.log_likelihood for f in fits])  # (cameras, counts)
-    marginal = np.logaddexp.reduce(stacked, axis=0)
-    best, confidence = count_choice(marginal, log_prior)
-    main = fits[0]
-    return StackFit(base_mm=(float(main.centres[best, 0]), float(main.centres[best, 1])), count=best + 1,
-                    count_confidence=confidence,
-                    px_per_chip=float(main.px_per_chip[best]), residual_px=float(main.residual_px[best]),
-                    log_likelihood=tuple(float(v) for v in marginal))
+    solved = [_solve_counts(model, box, shape=shape, obs=obs) for model in (camera, *alternatives)]
+    return BoxSolution(centres=np.stack([s[0] for s in solved]), residuals=np.stack([s[1] for s in solved]),
+                       side_weights=obs.weights, lean_px=np.stack([s[2] for s in solved]),
+                       px_per_chip=_growth(camera, solved[0][0], shape=shape))
 
 
 def count_prior(max_count: int, *, single_share: float, usual_max: int, beyond_share: float) -> FloatArray:
@@ -346,16 +396,10 @@ class _StackShape:
     max_count: int
 
 
-@dataclass(frozen=True, slots=True)
-class _CountLikelihood:
-    log_likelihood: FloatArray  # (max_count,) log p(box | count), the base solved per count
-    centres: FloatArray  # (max_count, 2) the base per count
-    px_per_chip: FloatArray  # (max_count,) the box's growth per chip at each count's base
-    residual_px: FloatArray  # (max_count,) mean absolute box-side error
-
-
-def _count_likelihood(camera: TableCamera, box: Box, *, shape: _StackShape, obs: _Observations,
-                      box_sigma_px: float) -> _CountLikelihood:
+def _solve_counts(camera: TableCamera, box: Box, *, shape: _StackShape,
+                  obs: _Observations) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Per count 1..max_count: the base (N, 2) solved to the box, the box sides' residuals (N, K), the lean (N,)
+    in pixels."""
     counts = np.arange(1, shape.max_count + 1)
     heights: FloatArray = counts.astype(np.float64) * shape.thickness_mm
     x1, y1, x2, y2 = box
@@ -363,15 +407,18 @@ def _count_likelihood(camera: TableCamera, box: Box, *, shape: _StackShape, obs:
     centres = _solve_bases(camera, start, heights, radius=shape.radius_mm, obs=obs)
     residuals = _support(camera, centres, heights, shape.radius_mm, obs.directions) - obs.values[None]
     lean_px = _LEAN_MM * np.clip((counts - 1) / 4.0, 0.0, 1.0) * _px_per_mm(camera, centres)
-    sigma = np.sqrt(box_sigma_px**2 + lean_px**2)[:, None]
-    density = np.exp(-0.5 * (residuals / sigma) ** 2) / (math.sqrt(2.0 * math.pi) * sigma)
-    mixed = (1.0 - _OUTLIER_SHARE) * density + _OUTLIER_SHARE / _OUTLIER_RANGE_PX
-    log_likelihood: FloatArray = (np.log(mixed) * obs.weights[None]).sum(axis=1)
+    return centres, residuals, lean_px
+
+
+def _growth(camera: TableCamera, centres: FloatArray, *, shape: _StackShape) -> FloatArray:
+    """(N,) how much a stack's box grows per chip at each count's base: the count's resolution."""
+    if shape.max_count == 1:
+        return np.zeros(1)
+    heights = np.arange(1, shape.max_count + 1, dtype=np.float64) * shape.thickness_mm
     sizes = _boxes(camera, centres, heights, shape.radius_mm)
     spans = np.hypot(sizes[:, 2] - sizes[:, 0], sizes[:, 3] - sizes[:, 1])
-    step: FloatArray = np.abs(np.gradient(spans)) if shape.max_count > 1 else np.zeros(1)
-    residual: FloatArray = np.abs(residuals * obs.weights[None]).sum(axis=1) / obs.weights.sum()
-    return _CountLikelihood(log_likelihood, centres, step, residual)
+    result: FloatArray = np.abs(np.gradient(spans))
+    return result
 
 
 def _px_per_mm(camera: TableCamera, centres: FloatArray) -> FloatArray:

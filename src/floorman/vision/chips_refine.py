@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from floorman.core.geometry import FloatArray
-from floorman.vision.chips_geometry import StackFit, TableCamera, count_choice
+from floorman.vision.chips_geometry import StackFit, TableCamera, count_choice, marginalise
 
 _RAYS = 72
 _WINDOWS_PX = (7.0, 3.5)  # edges are looked for this far either side of the box fit's outline, then of the first fit's
@@ -49,6 +49,7 @@ _FLOOR_PX = 0.25  # model error of the offset (the ellipses' affine approximatio
 _TAIL_SHARE = 0.1  # fits this often off by more than their covariance says (a missed or a false edge) ...
 _TAIL_SCALE = 3.0  # ... by about this many times more
 _PRIOR_PX = 3.0  # the box's fit places the centres this well (sd): what holds them where edges are missing
+_PARAMS = 5  # base centre, top centre, the outline's growth
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,17 +184,17 @@ def _fit(outline: _Outline, params: FloatArray, *, prior: FloatArray, observed: 
     step = 0.05
     sigma = 1.0
     weights = np.ones(len(observed))
-    jac = np.zeros((len(observed), 5))
+    jac = np.zeros((len(observed), _PARAMS))
     for _ in range(_ITERATIONS):
         residual = outline.radii(params)[valid] - observed
-        for j in range(5):
+        for j in range(_PARAMS):
             moved = params.copy()
             moved[j] += step
             jac[:, j] = (outline.radii(moved)[valid] - observed - residual) / step
         sigma = max(_MIN_SIGMA_PX, 1.4826 * float(np.median(np.abs(residual - np.median(residual)))))
         scaled = np.abs(residual) / sigma
         weights = np.where(scaled <= _HUBER, 1.0, _HUBER / np.maximum(scaled, 1e-9))
-        held = np.eye(5) * (sigma / _PRIOR_PX) ** 2
+        held = np.eye(_PARAMS) * (sigma / _PRIOR_PX) ** 2
         jtj = (jac * weights[:, None]).T @ jac + held
         params = params - np.linalg.solve(jtj, (jac * weights[:, None]).T @ residual + held @ (params - prior))
     cov = np.linalg.inv((jac * weights[:, None]).T @ jac + held) * sigma**2 * _CORRELATION
@@ -208,37 +209,59 @@ def count_from_silhouette(camera: TableCamera, silhouette: Silhouette, *, thickn
     """Each count's likelihood of the silhouette's top-to-base offset (the fit's covariance plus the stack's lean),
     averaged over `alternatives` (equally likely cameras) and `camera`, times the `box`'s (`StackFit.log_likelihood`
     of the same counts, when given); the count's posterior under `log_prior` as in `fit_stack`."""
-    counts = np.arange(1, max_count + 1)
-    offset = silhouette.top_px - silhouette.base_px
-    base_mm = camera.to_plane(silhouette.base_px[None, :], z=0.0)[0]
-    logs = []
-    steps = np.zeros(max_count)
-    for index, model in enumerate((camera, *alternatives)):
-        points = np.zeros((max_count + 1, 3))
-        points[:, :2] = base_mm
-        points[:, 2] = np.arange(max_count + 1) * thickness_mm
-        uv = model.project(points)
-        predicted = uv[1:] - uv[0]  # (N, 2)
-        if index == 0:
-            steps = np.linalg.norm(np.gradient(predicted, axis=0), axis=1) if max_count > 1 else np.zeros(1)
-        lean = _LEAN_MM * np.clip((counts - 1) / 4.0, 0.0, 1.0)
-        shape = _jacobian(model.plane_to_image(float(counts.mean()) * thickness_mm), base_mm)
-        cov = (silhouette.offset_cov[None] + (lean**2)[:, None, None] * (shape @ shape.T)[None]
-               + np.eye(2)[None] * _FLOOR_PX**2)
-        hidden = _HIDDEN_SIDE[1] if silhouette.felt_level < _DARK_FELT else _HIDDEN_SIDE[0]
-        logs.append(_offset_log_likelihood(offset, predicted, cov, hidden=hidden))
-    marginal = np.logaddexp.reduce(np.stack(logs), axis=0)
+    marginal = marginalise(silhouette_log_likelihood(camera, silhouette, thickness_mm=thickness_mm,
+                                                     max_count=max_count, alternatives=alternatives))
     if len(box):
         if len(box) != max_count:
             raise ValueError(f"expected the box's log-likelihood of {max_count} counts, got {len(box)}")
         marginal = marginal + np.asarray(box, dtype=np.float64)
-    best, confidence = count_choice(marginal, log_prior)
-    residual = float(np.linalg.norm(offset - (camera.project(np.array([[*base_mm, (best + 1) * thickness_mm]]))[0]
-                                              - camera.project(np.array([[*base_mm, 0.0]]))[0])))
+    return silhouette_fit(camera, silhouette, marginal, thickness_mm=thickness_mm, log_prior=log_prior)
+
+
+def silhouette_log_likelihood(camera: TableCamera, silhouette: Silhouette, *, thickness_mm: float, max_count: int,
+                              alternatives: Sequence[TableCamera] = ()) -> FloatArray:
+    """(M, N) log-likelihood of the silhouette's top-to-base offset for `camera`, then each of `alternatives`, and
+    each count 1..max_count (the fit's covariance plus the stack's lean; a side the felt may hide)."""
+    counts = np.arange(1, max_count + 1)
+    offset = silhouette.top_px - silhouette.base_px
+    base_mm = camera.to_plane(silhouette.base_px[None, :], z=0.0)[0]
+    lean = _LEAN_MM * np.clip((counts - 1) / 4.0, 0.0, 1.0)
+    hidden = _HIDDEN_SIDE[1] if silhouette.felt_level < _DARK_FELT else _HIDDEN_SIDE[0]
+    logs = []
+    for model in (camera, *alternatives):
+        uv = model.project(_axis_points(base_mm, thickness_mm=thickness_mm, max_count=max_count))
+        predicted = uv[1:] - uv[0]  # (N, 2)
+        shape = _jacobian(model.plane_to_image(float(counts.mean()) * thickness_mm), base_mm)
+        cov = (silhouette.offset_cov[None] + (lean**2)[:, None, None] * (shape @ shape.T)[None]
+               + np.eye(2)[None] * _FLOOR_PX**2)
+        logs.append(_offset_log_likelihood(offset, predicted, cov, hidden=hidden))
+    result: FloatArray = np.stack(logs)
+    return result
+
+
+def silhouette_fit(camera: TableCamera, silhouette: Silhouette, log_likelihood: FloatArray, *, thickness_mm: float,
+                   log_prior: Sequence[float] = ()) -> StackFit:
+    """The stack read from its silhouette: the count from `log_likelihood` (N,) under `log_prior`, the base where
+    the silhouette's base lies (on `camera`'s felt), the top where its top was seen."""
+    max_count = len(log_likelihood)
+    base_mm = camera.to_plane(silhouette.base_px[None, :], z=0.0)[0]
+    uv = camera.project(_axis_points(base_mm, thickness_mm=thickness_mm, max_count=max_count))
+    predicted = uv[1:] - uv[0]
+    steps = np.linalg.norm(np.gradient(predicted, axis=0), axis=1) if max_count > 1 else np.zeros(1)
+    best, confidence = count_choice(np.asarray(log_likelihood, dtype=np.float64), log_prior)
+    residual = float(np.linalg.norm(silhouette.top_px - silhouette.base_px - predicted[best]))
     return StackFit(base_mm=(float(base_mm[0]), float(base_mm[1])), count=best + 1,
                     count_confidence=confidence, px_per_chip=float(steps[best]),
-                    residual_px=residual, log_likelihood=tuple(float(v) for v in marginal),
+                    residual_px=residual, log_likelihood=tuple(float(v) for v in log_likelihood),
                     top_px=(float(silhouette.top_px[0]), float(silhouette.top_px[1])))
+
+
+def _axis_points(base_mm: FloatArray, *, thickness_mm: float, max_count: int) -> FloatArray:
+    """(max_count + 1, 3) points up a stack's axis from its base, one per chip height (0 first)."""
+    points = np.zeros((max_count + 1, 3))
+    points[:, :2] = base_mm
+    points[:, 2] = np.arange(max_count + 1) * thickness_mm
+    return points
 
 
 def _offset_log_likelihood(offset: FloatArray, predicted: FloatArray, cov: FloatArray, *,

@@ -211,14 +211,16 @@ def read_cards(image: Image, detections: Detections, *, names: dict[int, str], m
 
 def read_chips(image: Image, detections: Detections, *, names: dict[int, str],
                recogniser: ChipRecogniser) -> dict[int, ChipReading]:
-    """The chip recogniser on every `chip` box, by detection index."""
-    readings: dict[int, ChipReading] = {}
+    """The chip recogniser on every `chip` box, by detection index (read together: `ChipRecogniser.read_frame`)."""
+    indices: list[int] = []
+    boxes: list[tuple[float, float, float, float]] = []
     for i in range(len(detections)):
         if names.get(int(detections.class_id[i])) == "chip":
             x1, y1, x2, y2 = (float(v) for v in detections.xyxy[i])
             if x2 - x1 >= 2 and y2 - y1 >= 2:
-                readings[i] = recogniser.read(image, (x1, y1, x2, y2))
-    return readings
+                indices.append(i)
+                boxes.append((x1, y1, x2, y2))
+    return dict(zip(indices, recogniser.read_frame(image, boxes), strict=True))
 
 
 def report(detections: Detections, *, names: dict[int, str], source: str, frame: int | None,

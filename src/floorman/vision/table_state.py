@@ -22,7 +22,7 @@ from floorman.core.geometry import FloatArray
 from floorman.core.layout import TableLayout
 from floorman.core.table_state import SeenButton, SeenCard, SeenChips, SeenHand, TableState
 from floorman.vision.calibration import Calibration
-from floorman.vision.chips import ChipReading, ChipRecogniser
+from floorman.vision.chips import ChipReading, ChipRecogniser, StackEvidence
 from floorman.vision.chips_geometry import Box, TableCamera
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Detector, Image
@@ -80,7 +80,7 @@ class TableStateBuilder:
         camera = None if calibration is None else table_camera(calibration, camera_height_mm=camera_height_mm)
         self.chips = ChipRecogniser(chipset, camera=camera)
         self._class = {name: class_id for class_id, name in detector.names.items()}
-        self._chip_cache: dict[tuple[int, int, int, int], tuple[Image, ChipReading]] = {}
+        self._chip_cache: dict[tuple[int, int, int, int], tuple[Image, ChipReading, StackEvidence]] = {}
         self._card_cache: dict[tuple[int, int, int, int], tuple[Image, CardIdentity]] = {}
         self._card_seen: dict[tuple[int, int, int, int], tuple[Image, CardIdentity]] = {}
 
@@ -139,20 +139,26 @@ class TableStateBuilder:
     def _read_chips(self, image: Image, detections: Detections, chip_class: int) -> dict[int, ChipReading]:
         """Chip readings by detection index. A box where the previous frame had the same box (to the pixel) over
         the same pixels (mean difference under _SAME_CROP levels) keeps that frame's reading: a stack at rest is
-        read once."""
-        cache: dict[tuple[int, int, int, int], tuple[Image, ChipReading]] = {}
+        read once. The others are read together, with the evidence of those at rest (`ChipRecogniser.read_frame`:
+        the frame's stacks tell an assumed camera's height)."""
+        cache: dict[tuple[int, int, int, int], tuple[Image, ChipReading, StackEvidence]] = {}
         readings: dict[int, ChipReading] = {}
+        fresh: list[tuple[int, tuple[int, int, int, int], Image, StackEvidence]] = []
         for i in np.flatnonzero(detections.class_id == chip_class).tolist():
             box = _box(detections, i)
             key = (round(box[0]), round(box[1]), round(box[2]), round(box[3]))
             crop = image[max(0, key[1]):max(0, key[3]), max(0, key[0]):max(0, key[2])]
             previous = self._chip_cache.get(key)
             if previous is not None and _same_pixels(previous[0], crop):
-                reading = previous[1]
+                readings[i] = previous[1]
+                cache[key] = (crop.copy(), previous[1], previous[2])
             else:
-                reading = self.chips.read(image, box)
+                fresh.append((i, key, crop.copy(), self.chips.evidence(image, box)))
+        resting = [entry[2] for entry in cache.values()]
+        read = self.chips.read_evidence(image, [entry[3] for entry in fresh], context=resting)
+        for (i, key, crop, evidence), reading in zip(fresh, read, strict=True):
             readings[i] = reading
-            cache[key] = (crop.copy(), reading)
+            cache[key] = (crop, reading, evidence)
         self._chip_cache = cache
         return readings
 
