@@ -3,6 +3,10 @@ stack, never for a hand passing over them on its way to the bet line and back.""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
+
 from floorman.core.events import EventBase
 from floorman.edge.derive import DeriveConfig, EventDeriver
 from tests.edge.derive_helpers import LAYOUT, Scene, card, centre, chips, hand, run
@@ -90,3 +94,22 @@ def test_a_tap_on_the_cards_is_no_visit_but_a_hand_resting_on_the_stack_is(deriv
     del scene.hands[53]
     events += run(deriver, scene.frames(20))
     assert visits(events) == [("stack_2", "enter", "nothing"), ("stack_2", "leave", "nothing")]
+
+
+def test_a_hand_first_seen_without_a_track_id_keeps_its_seat_once_the_vision_names_it(deriver: EventDeriver) -> None:
+    # Seat 8 reaches across to the deck stub (a rabbit hunt): the vision's tracker confirms the hand only once it
+    # arrives there. The hand is seat 8's (where it came over the rail), not the dealer's (nearest the deck).
+    scene = Scene()
+    run(deriver, scene.frames(5))
+    start, end = LAYOUT.seat(8).position, centre("deck")
+    events: list[EventBase] = []
+    for i in range(8):
+        at = (start[0] + (end[0] - start[0]) * i / 8, start[1] + (end[1] - start[1]) * i / 8)
+        scene.hands[0] = replace(hand(at, LAYOUT.zone_names_at(np.array([at]))[0], track=0), track_id=None)
+        events += run(deriver, scene.frames(1))
+    del scene.hands[0]
+    scene.hands[77] = hand(end, "deck", track=77)
+    events += run(deriver, scene.frames(20))
+    deck = [(d["seat"], d["action"]) for e in events if (d := e.model_dump())["type"] == "hand_zone"
+            and d["zone"] == "deck"]
+    assert deck == [(8, "enter")]

@@ -12,14 +12,15 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 
 from floorman.core.table_state import PointMm, SeenButton, SeenCard, SeenChips, SeenHand
 
 T = TypeVar("T")
 Seen = SeenCard | SeenChips | SeenHand | SeenButton
-_AUTO_IDS = itertools.count(2_000_000_000)
+_AUTO_FIRST = 2_000_000_000
+_AUTO_IDS = itertools.count(_AUTO_FIRST)
 
 
 @dataclass
@@ -122,9 +123,15 @@ class Tracker:
                 taken.add(ids[-1])
             else:
                 ids.append(seen.track_id)
+        ended: list[Track] = []
+        for track_id, (_, point) in zip(ids, placed, strict=True):
+            if track_id not in self.tracks and track_id < _AUTO_FIRST:
+                adopted = self._adopt(track_id, point, taken)
+                if adopted is not None:
+                    taken.add(adopted.id)
+                    ended.append(adopted)
         current = [self._observe(track_id, seen, point, frame=frame, t=t)
                    for track_id, (seen, point) in zip(ids, placed, strict=True)]
-        ended: list[Track] = []
         for track in list(self.tracks.values()):
             if track.id in taken or (hidden is not None and hidden(track)):
                 continue
@@ -133,6 +140,24 @@ class Tracker:
                 ended.append(track)
                 del self.tracks[track.id]
         return current, ended
+
+    def _adopt(self, track_id: int, point: PointMm, taken: set[int]) -> Track | None:
+        """A new track id of the vision's (its tracker confirms a track a frame or two after the object appears)
+        takes over the nearest track followed so far without an id, within match_mm and not seen in this frame:
+        the same object, its history kept (where it first came from tells a hand's seat). That track ends."""
+        best, best_d = None, self.match_mm
+        for track in self.tracks.values():
+            if track.id < _AUTO_FIRST or track.id in taken:
+                continue
+            d = track.distance_to(point)
+            if d <= best_d:
+                best, best_d = track, d
+        if best is None:
+            return None
+        del self.tracks[best.id]
+        self.tracks[track_id] = replace(best, id=track_id, marks=set(best.marks))
+        best.ended = True
+        return best
 
     def _nearest(self, point: PointMm, taken: set[int]) -> int:
         best, best_d = None, self.match_mm
