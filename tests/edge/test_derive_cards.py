@@ -166,3 +166,16 @@ def test_the_dealers_hand_resting_on_the_stub_from_behind_is_a_shuffle(outside_m
     scene.hands[60] = hand(at, LAYOUT.zone_names_at(np.array([at]))[0], track=60)
     events = run(deriver, scene.frames(45))
     assert [e.model_dump()["type"] for e in events].count("shuffle") == shuffles
+
+
+def test_a_folded_card_lost_in_the_muck_pile_still_counts_there(deriver: EventDeriver) -> None:
+    # A folded card slides onto the muck pile, rests there a moment, then is seen only as part of the pile's box:
+    # the muck has grown by it (the rules confirm a fold on the muck growing).
+    scene = Scene(cards={1: card("muck", track=1), 5: card("hole_9", track=5)})
+    run(deriver, scene.frames(10))
+    events = slide(scene, deriver, track=5, xs=[300.0, 240.0, 180.0])
+    del scene.cards[5]
+    events += run(deriver, scene.frames(30))
+    muck = [e.model_dump()["face_down"] for e in events if e.model_dump()["type"] == "zone_cards"
+            and e.model_dump()["zone"] == "muck"]
+    assert muck and muck[-1] == 2

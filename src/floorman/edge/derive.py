@@ -183,4 +183,4 @@ class EventDeriver:
         if dwell >= minimum and t - self.cards.last_from_deck > dwell:
             self.out.emit(Shuffle)
             self._shuffles += 1
-            self.cards.dealt_since_shuffle = 0
+            self.cards.dealt_since_shuffle = self.cards.absorbed = 0

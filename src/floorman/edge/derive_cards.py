@@ -44,6 +44,9 @@ class CardDeriver(ZoneDeriver[CardContent]):
         """When a card last left the deck stub: first seen there, then seen moving (a box seen once on the stub,
         under the dealer's hand, is no card leaving it)."""
         self.dealt_since_shuffle = 0
+        self.absorbed = 0
+        """Cards that slid onto the muck pile and were lost in it (a fold or a burn landing on the pile is seen as
+        the pile's boxes): counted in the muck until the next shuffle."""
 
     def _hidden(self, track: Track) -> bool:
         return track.zone in self._settle and track.rest_zone == track.zone and self.hands.near(track.position,
@@ -82,7 +85,8 @@ class CardDeriver(ZoneDeriver[CardContent]):
 
     def update(self, state: TableState) -> int:
         """Read the card zones of this frame; returns the number of cards dealt."""
-        current, _ = self.tracker.update(state.cards, frame=state.frame, t=state.t, hidden=self._hidden)
+        current, ended = self.tracker.update(state.cards, frame=state.frame, t=state.t, hidden=self._hidden)
+        self.absorbed += sum(1 for track in ended if self._into_muck(track))
         contents: dict[str, list[Track]] = {name: [] for name in self.zones}
         for track in current:
             if track.observations == 1 and self._doubles(track, current):
@@ -111,11 +115,20 @@ class CardDeriver(ZoneDeriver[CardContent]):
             tracks = contents[name]
             settle = self._settle[name]
             first, before = not settle.known, settle.committed
-            if settle.observe(_content(tracks), state.t):
+            if settle.observe(self._content(name, tracks), state.t):
                 if before is not None and zone_seat(name) is not None and _count(settle.committed) < _count(before):
                     self.hands.confirm(name, holding="cards")  # a fold: the hand did more than pass over its cards
                 dealt += self._commit(name, tracks, announce=not first or bool(tracks))
         return dealt
+
+    def _into_muck(self, track: Track) -> bool:
+        """Whether an ended track is a card that came from elsewhere (a hole zone, the stub) and was lost in the muck
+        zone: it joined the pile, whose boxes do not count its cards."""
+        return track.zone == "muck" and track.first_zone != "muck" and not self._is_stub(track)
+
+    def _content(self, zone: str, tracks: list[Track]) -> CardContent:
+        face_up, face_down = _content(tracks)
+        return (face_up, face_down + self.absorbed) if zone == "muck" else (face_up, face_down)
 
     def _doubles(self, track: Track, current: list[Track]) -> bool:
         """Whether a new track is a second box on a placed card seen now (a card partly covered by a hand is read as
@@ -178,7 +191,7 @@ class CardDeriver(ZoneDeriver[CardContent]):
             track.marks.add(PLACED)
         self._members[zone] = {track.id for track in tracks}
         if announce:
-            face_up, face_down = _content(tracks)
+            face_up, face_down = self._content(zone, tracks)
             confidence = min((t.seen.confidence for t in tracks), default=1.0)
             self.out.emit(ZoneCards, zone=zone, seat=seat, face_up=face_up, face_down=face_down,
                           confidence=max(0.0, min(1.0, confidence)))
