@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from floorman.core.events import EventBase
+from floorman.core.table_state import PointMm
 from floorman.edge.derive import DeriveConfig, EventDeriver
 from tests.edge.derive_helpers import LAYOUT, Scene, card, centre, hand, run
 
@@ -19,6 +20,17 @@ def dealt(events: list[EventBase]) -> list[tuple[object, object]]:
 
 def with_stub() -> Scene:
     return Scene(cards={1: card("deck", track=1, count=40, at=centre("deck"))})
+
+
+def dealer_reaches(scene: Scene, deriver: EventDeriver, at: PointMm) -> None:
+    """The dealer's hand comes over the rail behind the deck, then lies at `at`."""
+    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
+    run(deriver, scene.frames(2))
+    scene.hands[60] = hand(at, LAYOUT.zone_names_at(np.array([at]))[0], track=60)
+
+
+def shuffles(events: list[EventBase]) -> int:
+    return [e.model_dump()["type"] for e in events].count("shuffle")
 
 
 def test_a_second_box_on_a_placed_card_is_not_a_card_dealt(deriver: EventDeriver) -> None:
@@ -92,13 +104,11 @@ def test_the_stub_under_the_dealers_hand_is_no_card_of_the_deck_zone(deriver: Ev
 def test_a_fold_sliding_past_the_stub_does_not_stop_a_shuffle(deriver: EventDeriver) -> None:
     # The dealer rests a hand on the stub while a fold slides past it: no card left the stub, so it is a shuffle.
     scene = with_stub()
-    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
-    run(deriver, scene.frames(2))
-    scene.hands[60] = hand(centre("deck", 0, -20), "deck", track=60)
+    dealer_reaches(scene, deriver, centre("deck", 0, -20))
     events = run(deriver, scene.frames(10))
     events += slide(scene, deriver, track=30, xs=[-290.0, -240.0, -150.0, -60.0, 40.0, 120.0])
     events += run(deriver, scene.frames(20))
-    assert [e.model_dump()["type"] for e in events].count("shuffle") == 1
+    assert shuffles(events) == 1
 
 
 def test_the_lower_card_of_a_fold_uncovered_at_the_stub_is_no_burn(deriver: EventDeriver) -> None:
@@ -143,29 +153,25 @@ def test_a_box_seen_once_on_the_stub_does_not_stop_a_shuffle(deriver: EventDeriv
     # As the dealer's hand settles on the stub, the detector sees a second, faint box on it for one frame: no card
     # left the stub, so the hand resting there is still a shuffle.
     scene = with_stub()
-    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
-    run(deriver, scene.frames(2))
-    scene.hands[60] = hand(centre("deck", 0, -20), "deck", track=60)
+    dealer_reaches(scene, deriver, centre("deck", 0, -20))
     events = run(deriver, scene.frames(3))
     scene.cards[70] = card("deck", track=70, at=centre("deck", 0, -38))
     events += run(deriver, scene.frames(1))
     del scene.cards[70]
     events += run(deriver, scene.frames(45))
-    assert [e.model_dump()["type"] for e in events].count("shuffle") == 1
+    assert shuffles(events) == 1
 
 
-@pytest.mark.parametrize(("outside_mm", "shuffles"), [(0.0, 1), (40.0, 1), (100.0, 0)])
-def test_the_dealers_hand_resting_on_the_stub_from_behind_is_a_shuffle(outside_mm: float, shuffles: int) -> None:
+@pytest.mark.parametrize(("outside_mm", "expected"), [(0.0, 1), (40.0, 1), (100.0, 0)])
+def test_the_dealers_hand_resting_on_the_stub_from_behind_is_a_shuffle(outside_mm: float, expected: int) -> None:
     # The hand that holds the deck covers it from the dealer's side: its middle may lie short of the deck zone.
     deriver = EventDeriver(LAYOUT, table_id="t1", camera_id="c1")
     scene = with_stub()
-    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
-    run(deriver, scene.frames(2))
     deck = LAYOUT.zone("deck").points
     at = (float(deck[:, 0].mean()), float(deck[:, 1].min()) - outside_mm if outside_mm else float(deck[:, 1].mean()))
-    scene.hands[60] = hand(at, LAYOUT.zone_names_at(np.array([at]))[0], track=60)
+    dealer_reaches(scene, deriver, at)
     events = run(deriver, scene.frames(45))
-    assert [e.model_dump()["type"] for e in events].count("shuffle") == shuffles
+    assert shuffles(events) == expected
 
 
 def test_a_folded_card_lost_in_the_muck_pile_still_counts_there(deriver: EventDeriver) -> None:
