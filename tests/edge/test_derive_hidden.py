@@ -1,11 +1,12 @@
 """Chips a hand hides: stacks that vanish under a hand may have been taken, merged or restacked there, so a zone
 whose seen part changed while part of it is hidden waits until it is seen again (no double counting, and the
-stack is read before the chips that left it land)."""
+stack is read before the chips that left it land). And chips move only in a hand: a zone no hand reached keeps
+its chips whatever a new reading says."""
 
 from __future__ import annotations
 
 from floorman.core.events import EventBase
-from floorman.edge.derive import EventDeriver
+from floorman.edge.derive import DeriveConfig, EventDeriver
 from tests.edge.derive_helpers import LAYOUT, Scene, centre, chips, hand, run
 
 
@@ -143,3 +144,33 @@ def test_gathered_bets_do_not_explain_pocket_chips_after_the_pot_is_awarded(deri
     events += run(deriver, scene.frames(12))
     assert zone_values(events, "stack_4") == [3000, 4000]
     assert [(c["direction"], c["seat"], c["value"]) for c in of(events, "rail_crossing")] == [("in", 4, 1000)]
+
+
+def test_a_stack_read_again_as_other_chips_with_no_hand_near_is_the_same_stack(deriver: EventDeriver) -> None:
+    """From video a stack at rest is read again when its box moves by a pixel, and its count can jump: chips
+    move only in a hand, so a zone no hand reached since its last change keeps its chips."""
+    scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1)})
+    assert zone_values(run(deriver, scene.frames(10)), "stack_1") == [1000]
+    scene.chips[1] = chips("stack_1", [100] * 14, track=1, count_confidence=0.2)
+    assert zone_values(run(deriver, scene.frames(30)), "stack_1") == []
+    scene.hands[51] = hand(centre("stack_1", 0, 60), "stack_1", track=51)
+    events = run(deriver, scene.frames(6))
+    del scene.hands[51]
+    events += run(deriver, scene.frames(10))
+    assert zone_values(events, "stack_1") == [1400]
+
+
+def test_a_stack_appearing_where_none_lay_counts_without_a_hand(deriver: EventDeriver) -> None:
+    """Chips tossed into the pot from a seat land far from the hand: a stack where none lay is a change."""
+    scene = Scene(chips={9: chips("pot", [25] * 4, track=9)})
+    run(deriver, scene.frames(10))
+    scene.chips[10] = chips("pot", [100] * 2, track=10, dx=80)
+    assert zone_values(run(deriver, scene.frames(10)), "pot") == [300]
+
+
+def test_every_settled_reading_counts_when_the_reach_is_off() -> None:
+    deriver = EventDeriver(LAYOUT, table_id="t", camera_id="c", config=DeriveConfig(reach_mm=None))
+    scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1)})
+    run(deriver, scene.frames(10))
+    scene.chips[1] = chips("stack_1", [100] * 14, track=1)
+    assert zone_values(run(deriver, scene.frames(10)), "stack_1") == [1400]

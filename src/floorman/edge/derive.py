@@ -57,6 +57,13 @@ class DeriveConfig(BaseModel):
     covered_below: float = Field(default=0.9, gt=0, le=1, description="A stack zone seen less than this share "
                                  "uncovered is covered.")
     cover_min_s: float = Field(default=1.0, ge=0, description="Seconds a cover must last to be reported.")
+    reach_mm: float | None = Field(default=150.0, ge=0, description="Chips move only in a hand: a zone's chips "
+                                   "change only once a hand came this close to the zone (or to one of its stacks) "
+                                   "since its last change. A different reading of a zone no hand reached since is "
+                                   "the same chips read again (a box a pixel off, a stack read against others) and "
+                                   "is not published. None: every settled reading is published.")
+    same_stack_mm: float = Field(default=40.0, gt=0, description="A stack this close to where one lay (about a "
+                                 "chip's diameter) is where that one lay, for `reach_mm`.")
     same_card_mm: float = Field(default=35.0, gt=0, description="A new card track this close to a placed card (seen "
                                 "now, or lost a moment ago) is that card again, not a card dealt.")
     deck_mm: float = Field(default=150.0, ge=0, description="A card first seen this close to the deck zone came "

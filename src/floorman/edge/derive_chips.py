@@ -4,7 +4,10 @@ A zone's content is the chips at rest in it (stacks a hand carries make none), p
 there for now; it must settle before it counts. A hidden stack is only as good as the moment it went out of
 sight: when the seen part of a zone changes while a hand hides some of it, the hidden stacks may have been
 taken, merged or restacked, so the zone keeps its content until it is seen whole again (and so do the bet and
-hole zones of that seat, and the pot, so that chips never land before the stack they left is read). Between
+hole zones of that seat, and the pot, so that chips never land before the stack they left is read). Chips move
+only in a hand: a zone whose stacks lie where they lay, and that no hand came within `reach_mm` of since its
+last change, keeps its content whatever a new reading says (from video a stack is read again whenever its box
+moves by a pixel, and a count read unsure can jump by half). Between
 zones the chips are followed by value:
 - a stack that shrinks is a pick-up by its seat (remembered for `pickup_window_s`);
 - a bet zone that grows is a push by its seat (the chips crossed the seat's bet line): `chips_pushed` with
@@ -22,15 +25,16 @@ the rail with them not landed anywhere took them off it (`rail_crossing(out)`).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 
 from floorman.core.chips import ChipCount
 from floorman.core.events import ChipsPushed, HandZone, RailCrossing, ZoneChips
 from floorman.core.layout import TableLayout, ZoneKind
-from floorman.core.table_state import SeenChips, TableState
+from floorman.core.table_state import PointMm, SeenChips, TableState
 from floorman.edge.derive import DeriveConfig, Emitter, zone_seat
-from floorman.edge.derive_hands import HandDeriver, ZoneDeriver
+from floorman.edge.derive_hands import HandDeriver, ZoneDeriver, distance_to_zone
 from floorman.edge.derive_track import Settle, Track
 
 ChipContent = tuple[tuple[int, int], ...]  # (denomination, count), highest first
@@ -104,6 +108,11 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         self._last_pusher: int | None = None
         self._landing: _Landing | None = None
         self._read: dict[int, Counter[int]] = {}  # the chips each stack track was last read as
+        self._polygons = {name: layout.zone(name).points for name in self.zones}
+        self._reached: dict[str, float] = {}  # per zone: when a hand was last within reach of it
+        self._changed: dict[str, float] = {}  # per zone: when its published content last changed
+        self._stacks: dict[str, list[PointMm]] = {}  # per zone: where the stacks of its latest reading lie
+        self._committed_stacks: dict[str, list[PointMm]] = {}  # per zone: those of its published content
         self._suspect: set[int] = set()  # stack tracks whose chips changed wholesale under a hand
 
     # -- queries used by the other derivers ------------------------------------------------------------------
@@ -143,7 +152,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         readings = {name: _content(stacks) for name, stacks in contents.items()}
         for name, stacks in contents.items():
             self._sureness[name] = _sureness(stacks)
-        held = self._in_doubt(readings, doubtful)
+        self._stacks = {name: [track.position for track, _ in stacks] for name, stacks in contents.items()}
+        held = self._in_doubt(readings, doubtful) | self._untouched(readings, t=state.t)
         changes: list[_Change] = []
         for name in self.zones:
             settle = self._settle[name]
@@ -200,6 +210,26 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
                 held.add(name)
         return held
 
+    def _untouched(self, readings: dict[str, ChipContent], *, t: float) -> set[str]:
+        """The zones whose new reading nothing can have caused: the same stacks lie there as when the zone's
+        content last changed, and no hand came within `reach_mm` of the zone, or within `cover_mm` of one of its
+        stacks, since. Their chips are the same chips read again; the committed content stays. A stack where
+        none lay (chips tossed into the zone from afar) or gone from where one lay is a change, hand or not."""
+        reach = self.config.reach_mm
+        if reach is None:
+            return set()
+        hands = list(self.hands.positions())
+        for name, polygon in self._polygons.items():
+            if any(distance_to_zone(point, polygon) <= reach for point in hands):
+                self._reached[name] = t
+        for track in self.tracker.tracks.values():
+            if track.zone in self._polygons and self.hands.near(track.position, self.config.cover_mm):
+                self._reached[track.zone] = t
+        return {name for name, reading in readings.items()
+                if self._settle[name].known and reading != self._settle[name].committed
+                and _same_places(self._stacks[name], self._committed_stacks.get(name), mm=self.config.same_stack_mm)
+                and self._reached.get(name, -1.0) < self._changed.get(name, 0.0)}
+
     def _update_cover(self, zone: str, content: ChipContent, visible: float, t: float) -> None:
         cover = self._cover[zone]
         covered = bool(content) and visible < self.config.covered_below
@@ -214,6 +244,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
 
     def _commit(self, change: _Change) -> None:
         zone, old, new, first = change.zone, change.old, change.new, change.first
+        self._changed[zone] = self.out.t
+        self._committed_stacks[zone] = self._stacks.get(zone, [])
         if first and not new:
             return
         seat = zone_seat(zone)
@@ -364,6 +396,14 @@ def _take(pending: list[tuple[float, int]], amount: int) -> int:
         else:
             pending[0] = (when, available - used)
     return left
+
+
+def _same_places(now: list[PointMm], then: list[PointMm] | None, *, mm: float) -> bool:
+    """Whether stacks lie where they lay: each of one list within `mm` of one of the other, both ways."""
+    if then is None:
+        return False
+    return (all(any(math.dist(a, b) <= mm for b in then) for a in now)
+            and all(any(math.dist(a, b) <= mm for b in now) for a in then))
 
 
 def _content(stacks: list[tuple[Track, float]]) -> ChipContent:
