@@ -27,10 +27,10 @@ def chips(zone: str, denominations: Sequence[int], *, track: int, dx: float = 0.
 
 
 def card(zone: str | None, *, track: int, at: PointMm | None = None, face_up: bool = False,
-         identity: str | None = None, count: int = 1) -> SeenCard:
+         identity: str | None = None, count: int = 1, sure: float = 1.0) -> SeenCard:
     point = at if at is not None else centre(zone or "board")
     return SeenCard(face_up=face_up, box=(0, 0, 1, 1), confidence=1.0, position_mm=point, zone=zone,
-                    identity=identity, identity_confidence=1.0 if identity else 0.0, count=count, track_id=track)
+                    identity=identity, identity_confidence=sure if identity else 0.0, count=count, track_id=track)
 
 
 def hand(at: PointMm, zone: str | None, *, track: int) -> SeenHand:

@@ -166,6 +166,21 @@ def test_a_board_card_is_dealt_face_up_with_its_identity(deriver: EventDeriver) 
     assert of(events, "zone_cards")[0]["face_up"] == ("AS",)
 
 
+def test_a_card_takes_the_identity_most_of_its_readings_back(deriver: EventDeriver) -> None:
+    """A board card read surely as 5C while it slides into place, then as 5S for the frames a hand's shadow
+    blurs it at rest: it is the 5C (reading each frame alone dealt the 5S)."""
+    scene = Scene(cards={1: card("deck", track=1, count=40, at=centre("deck"))})
+    run(deriver, scene.frames(5))
+    events: list[EventBase] = []
+    for step in range(4, 0, -1):
+        scene.cards[8] = card("board", track=8, face_up=True, identity="5C", sure=0.9, at=centre("board", 20 * step))
+        events += run(deriver, scene.frames(1))
+    scene.cards[8] = card("board", track=8, face_up=True, identity="5S", sure=0.4, at=centre("board"))
+    events += run(deriver, scene.frames(5))
+    assert [e["card"] for e in of(events, "card_dealt")] == ["5C"]
+    assert [z["face_up"] for z in of(events, "zone_cards")] == [("5C",)]
+
+
 def test_the_button_moves_only_when_it_settles(deriver: EventDeriver) -> None:
     def button_at(seat: int) -> SeenButton:
         x, y = LAYOUT.seat(seat).position

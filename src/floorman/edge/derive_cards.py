@@ -44,6 +44,8 @@ class CardDeriver(ZoneDeriver[CardContent]):
         """When a card last left the deck stub: first seen there, then seen moving (a box seen once on the stub,
         under the dealer's hand, is no card leaving it)."""
         self.dealt_since_shuffle = 0
+        self._votes: dict[int, dict[str, float]] = {}
+        """Per face-up card track: the identities it was read as, each weighted by how sure the reading was."""
         self.absorbed = 0
         """Cards that slid onto the muck pile and were lost in it (a fold or a burn landing on the pile is seen as
         the pile's boxes): counted in the muck until the next shuffle."""
@@ -87,6 +89,7 @@ class CardDeriver(ZoneDeriver[CardContent]):
         """Read the card zones of this frame; returns the number of cards dealt."""
         current, ended = self.tracker.update(state.cards, frame=state.frame, t=state.t, hidden=self._hidden)
         self.absorbed += sum(1 for track in ended if self._into_muck(track))
+        self._vote(current)
         contents: dict[str, list[Track]] = {name: [] for name in self.zones}
         for track in current:
             if track.observations == 1 and self._doubles(track, current):
@@ -121,13 +124,34 @@ class CardDeriver(ZoneDeriver[CardContent]):
                 dealt += self._commit(name, tracks, announce=not first or bool(tracks))
         return dealt
 
+    def _vote(self, current: list[Track]) -> None:
+        """Add this frame's identity readings to each card's votes (forgetting the cards no longer followed)."""
+        for gone in self._votes.keys() - self.tracker.tracks.keys():
+            del self._votes[gone]
+        for track in current:
+            seen = track.seen
+            if isinstance(seen, SeenCard) and seen.face_up and seen.identity is not None:
+                votes = self._votes.setdefault(track.id, {})
+                votes[seen.identity] = votes.get(seen.identity, 0.0) + max(seen.identity_confidence, 1e-3)
+
+    def identity(self, track: Track) -> str | None:
+        """A face-up card's identity: the one its readings so far back most (a card is read again in each frame; a
+        hand's shadow or a blur misreads some frames, not most). None for a face-down card or one never read."""
+        seen = track.seen
+        if not isinstance(seen, SeenCard) or not seen.face_up:
+            return None
+        votes = self._votes.get(track.id)
+        if not votes:
+            return seen.identity
+        return max(votes.items(), key=lambda item: (item[1], item[0] == seen.identity))[0]
+
     def _into_muck(self, track: Track) -> bool:
         """Whether an ended track is a card that came from elsewhere (a hole zone, the stub) and was lost in the muck
         zone: it joined the pile, whose boxes do not count its cards."""
         return track.zone == "muck" and track.first_zone != "muck" and not self._is_stub(track)
 
     def _content(self, zone: str, tracks: list[Track]) -> CardContent:
-        face_up, face_down = _content(tracks)
+        face_up, face_down = _content(tracks, identity=self.identity)
         return (face_up, face_down + self.absorbed) if zone == "muck" else (face_up, face_down)
 
     def _doubles(self, track: Track, current: list[Track]) -> bool:
@@ -183,7 +207,7 @@ class CardDeriver(ZoneDeriver[CardContent]):
             if track.id in before or PLACED in track.marks or not isinstance(seen, SeenCard):
                 continue
             if FROM_DECK in track.marks or zone == "board":
-                card = seen.identity if seen.face_up else None
+                card = self.identity(track)
                 self.out.emit(CardDealt, to_zone=zone, seat=seat, face_up=seen.face_up, card=card)
                 dealt += 1
                 self.dealt_since_shuffle += 1
@@ -202,7 +226,7 @@ def _count(content: CardContent | None) -> int:
     return 0 if content is None else len(content[0]) + content[1]
 
 
-def _content(tracks: list[Track]) -> CardContent:
+def _content(tracks: list[Track], *, identity: Callable[[Track], str | None]) -> CardContent:
     """Face-up identities in the order the cards arrived (the board in dealing order), face-down count."""
     up: list[str] = []
     down = 0
@@ -210,8 +234,9 @@ def _content(tracks: list[Track]) -> CardContent:
         seen = track.seen
         if not isinstance(seen, SeenCard):
             continue
-        if seen.face_up and seen.identity is not None:
-            up.append(seen.identity)
+        card = identity(track) if seen.face_up else None
+        if card is not None:
+            up.append(card)
         elif not seen.face_up:
             down += seen.count
     return tuple(up), down

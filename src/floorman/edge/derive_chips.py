@@ -399,8 +399,8 @@ def _take(pending: list[tuple[float, int]], amount: int) -> int:
 
 
 def _same_places(now: list[PointMm], then: list[PointMm] | None, *, mm: float) -> bool:
-    """Whether stacks lie where they lay: each of one list within `mm` of one of the other, both ways."""
-    if then is None:
+    """Whether stacks lie where they lay: as many, each of one list within `mm` of one of the other, both ways."""
+    if then is None or len(now) != len(then):
         return False
     return (all(any(math.dist(a, b) <= mm for b in then) for a in now)
             and all(any(math.dist(a, b) <= mm for b in now) for a in then))
