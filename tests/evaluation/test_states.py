@@ -13,6 +13,7 @@ from floorman.evaluation.states import (
     cached_states,
     header_for,
     read_states,
+    stale_header,
     vision_digest,
 )
 
@@ -116,3 +117,23 @@ def test_states_made_by_other_vision_code_are_made_again(tmp_path: Path) -> None
     older = made.model_dump()
     del older["vision_sha256"]  # a file of session 4
     assert StatesHeader.model_validate(older) != made
+
+
+def test_stale_states_of_the_same_video_are_read_and_named(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    made = states()
+    list(cached_states(tmp_path / "s.jsonl", header=header(tmp_path), make=iter(made)))
+    other = header(tmp_path, model=b"another model")
+    with caplog.at_level("WARNING"):
+        stored = stale_header(tmp_path / "s.jsonl", expected=other)
+    assert stored is not None and stored != other
+    assert "another model" in caplog.text
+    assert read_states(tmp_path / "s.jsonl", expected=stored) == made
+    assert stale_header(tmp_path / "missing.jsonl", expected=other) is None
+
+
+def test_stale_states_of_another_video_are_refused(tmp_path: Path) -> None:
+    list(cached_states(tmp_path / "s.jsonl", header=header(tmp_path), make=iter(states())))
+    (tmp_path / "video.mp4").write_bytes(b"another, longer video")
+    other = header(tmp_path)
+    with pytest.raises(ConfigError, match=r"s\.jsonl: made from another video"):
+        stale_header(tmp_path / "s.jsonl", expected=other)

@@ -30,9 +30,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "and read them back on the next run made from the same video, detector, calibration and "
                         "vision code (re-scores the derivation in seconds; a change to the recognisers makes them "
                         "again)")
+    parser.add_argument("--stale-states", action="store_true", help="with --states: read DIR/NAME back even when "
+                        "the detector, calibration or vision code changed since it was made (same video; a warning "
+                        "says what differs): re-scores the derivation alone while the recognisers are being changed")
     args = parser.parse_args(argv)
     if args.states is not None and args.vision is None:
         parser.error("--states needs --vision")
+    if args.stale_states and args.states is None:
+        parser.error("--stale-states needs --states")
     logging.basicConfig(level=logging.WARNING)
     oracle = tuple(t for t in args.oracle.split(",") if t)
     scores = []
@@ -40,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for folder in args.folders:
             calibration = None if args.vision is None else folder / args.vision
             score = evaluate_scenario(folder, oracle=oracle, tolerance_s=args.tolerance, calibration=calibration,
-                                      model=args.model, states=args.states)
+                                      model=args.model, states=args.states, stale_states=args.stale_states)
             scores.append(score)
             sys.stdout.write("\n".join(scenario_lines(score, events=args.events)) + "\n")
     except FloormanError as exc:

@@ -30,7 +30,7 @@ from floorman.datasets.scenario import FPS, load_scenario
 from floorman.datasets.truth import FRAMES_FILE, TRUTH_FILE, FrameTruth, read_frames, read_truth
 from floorman.edge.agent import DEFAULT_MODEL, PerceptionConfig, build_state_builder, load_layout
 from floorman.edge.derive import DeriveConfig, EventDeriver
-from floorman.evaluation.states import cached_states, header_for
+from floorman.evaluation.states import cached_states, header_for, stale_header
 from floorman.rules.rulebook import load_rulebook
 from floorman.rules.truth_check import TruthReport, replay, score
 
@@ -170,11 +170,13 @@ class ScenarioScore:
 
 def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracle: Sequence[str] = (),
                       tolerance_s: float = 1.0, calibration: Path | None = None,
-                      model: Path | None = None, states: str | None = None) -> ScenarioScore:
+                      model: Path | None = None, states: str | None = None,
+                      stale_states: bool = False) -> ScenarioScore:
     """Derive the events of a rendered scenario folder (frames.jsonl, truth.jsonl, scenario.yaml) and score them.
     With a `calibration`, the table states come from the edge's vision (detector `model`, default the shipped
     INT8 one) on video.mp4 instead of frames.jsonl; with `states` too, they are kept in (and, when made from the
-    same video, detector, calibration and vision code, read back from) the file of that name in the folder."""
+    same video, detector, calibration and vision code, read back from) the file of that name in the folder;
+    `stale_states` reads that file back whatever detector, calibration or vision code made it (same video)."""
     loaded = load_scenario(folder / "scenario.yaml")
     frames = read_frames(folder / FRAMES_FILE)
     records = read_truth(folder / TRUTH_FILE)
@@ -186,6 +188,8 @@ def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracl
         source = vision_states(folder, layout_name=loaded.spec.layout, calibration=calibration, model=model)
         if states is not None:
             header = header_for(folder / "video.mp4", model=model or DEFAULT_MODEL, calibration=calibration)
+            if stale_states:
+                header = stale_header(folder / states, expected=header) or header
             source = cached_states(folder / states, header=header, make=source)
     derived = derive_events(source, layout=loaded.layout, table_id=table_id, config=config)
     stream = with_feeds(derived, truth, kinds=(*FEEDS, *oracle))

@@ -99,6 +99,30 @@ def state_from_dict(data: dict[str, Any]) -> TableState:
         size=_tuple(data.get("size")), extra=dict(data.get("extra", {})))
 
 
+def stale_header(path: Path, *, expected: StatesHeader) -> StatesHeader | None:
+    """The header of the states in `path` when they were made from the same video as `expected` describes,
+    whatever detector, calibration or vision code made them (a warning names what differs); None when there is no
+    such file. A file made from another video is an error: its frames are not this video's."""
+    if not path.is_file():
+        return None
+    with path.open(encoding="utf-8") as f:
+        first = f.readline()
+    try:
+        header = StatesHeader.model_validate_json(first)
+    except ValueError:
+        raise ConfigError(f"{path}, line 1: expected a states header, got {first[:80]!r}", field="states") from None
+    video = ("video", "video_bytes", "video_mtime_ns")
+    if any(getattr(header, name) != getattr(expected, name) for name in video):
+        raise ConfigError(f"{path}: made from another video ({header.video}, {header.video_bytes} bytes), expected "
+                          f"{expected.video} of {expected.video_bytes} bytes", field="states")
+    differ = [name for name in ("model_sha256", "calibration_sha256", "vision_sha256")
+              if getattr(header, name) != getattr(expected, name)]
+    if differ:
+        logger.warning("%s: read as it is, though made with another %s", path,
+                       ", ".join(name.removesuffix("_sha256") for name in differ))
+    return header
+
+
 def read_states(path: Path, *, expected: StatesHeader) -> list[TableState] | None:
     """The states stored in `path`, or None when it is missing or was made from other inputs."""
     if not path.is_file():
