@@ -301,6 +301,30 @@ def test_a_tap_is_a_hand_resting_on_its_own_cards_with_nothing_changed(deriver: 
     assert [(e["seat"]) for e in of(events, "tap")] == [2]
 
 
+def test_a_tap_that_hides_the_cards_for_a_moment_is_still_a_tap(deriver: EventDeriver) -> None:
+    """From video the resting hand hides part of a hole card, whose box then slides about (the zone reads one card
+    for a moment), and the hand is seen as two boxes at once: the zone holds what it held when the hand came, so
+    the seat tapped, once."""
+    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2", -20)),
+                         2: card("hole_2", track=2, at=centre("hole_2", 20))})
+    run(deriver, scene.frames(5))
+    seated(scene, 2, track=52)
+    scene.hands[53] = hand(LAYOUT.seat(2).position, "rail_edge", track=53)
+    run(deriver, scene.frames(3))
+    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
+    scene.hands[53] = hand(centre("hole_2", 0, 30), "hole_2", track=53)
+    events = run(deriver, scene.frames(8))
+    for step in range(12):  # the covered card's box moves: not at rest, so not in the zone
+        scene.cards[2] = card("hole_2", track=2, at=centre("hole_2", 20 + 15 * (step % 2), 15 * (step % 2)))
+        events += run(deriver, scene.frames(1))
+    scene.cards[2] = card("hole_2", track=2, at=centre("hole_2", 20))
+    events += run(deriver, scene.frames(8))
+    del scene.hands[52], scene.hands[53]
+    events += run(deriver, scene.frames(20))
+    assert [z["face_down"] for z in of(events, "zone_cards")] == [1, 2]
+    assert [e["seat"] for e in of(events, "tap")] == [2]
+
+
 def test_frames_out_of_time_order_are_refused(deriver: EventDeriver) -> None:
     deriver.update(TableState(frame=5, t=1.0))
     with pytest.raises(ValueError, match="time order"):

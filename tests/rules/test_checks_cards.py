@@ -166,3 +166,15 @@ def test_odd_chip_003_9_9_left_of_the_button() -> None:
     """GGC: the odd chip goes to the first winner left of the button (seat 2): seat 4."""
     assert _split("ggc", {1: 50, 4: 75}) == []
     assert _split("ggc", {1: 75, 4: 50}) == [("F4", None)]
+
+
+def test_burn_card_error_after_taps_facing_a_bet_read_unsure_the_dealer_deals_on() -> None:
+    """Taps facing a bet the camera could not count are folds by the amounts only. When they would end the hand
+    and the dealer deals the flop, the dealer is right: the hand goes on and its board is judged (a missed E4 from
+    video, session 8: a tap read as a fold made the hand over and the burnless flop was not looked at)."""
+    checker, stream, start = table("ggc")
+    push = [e.model_copy(update={"confidence": 0.05}) if e.type == "chips_pushed" else e for e in stream.push(4, 600)]
+    alerts = run(checker, start, push, stream.tap(1), stream.tap(2), stream.tap(3), stream.gather(),
+                 stream.card("board", card="2C"), stream.card("board", card="7D"), stream.card("board", card="KH"))
+    assert raised(alerts) == [("E4", None)]
+    assert not checker.state.hand_over

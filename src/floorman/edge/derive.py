@@ -107,6 +107,7 @@ class DeriveConfig(BaseModel):
                                     "the zone still confirms its visit.")
 
 
+_HISTORY_S = 120.0  # how far back `Emitter.unchanged_since` can look (a hand rests on its cards for seconds)
 _TOUCHING = frozenset({"zone_cards", "zone_chips", "card_dealt", "chips_pushed", "rail_crossing"})
 
 
@@ -122,17 +123,49 @@ class Emitter:
 
     touched: dict[int, float] = field(default_factory=dict)
     """When something of each seat's last changed: its cards, chips or a push."""
+    acted: dict[int, float] = field(default_factory=dict)
+    """When each seat's cards or chips last moved: a card dealt to it, a push, chips over the rail."""
+    _published: dict[str, list[tuple[float, object]]] = field(default_factory=dict)
 
     def emit(self, kind: type[EventBase], **fields: Any) -> EventBase:
         event = kind(table_id=self.table_id, camera_id=self.camera_id, seq=0, t=self.t, frame=self.frame, **fields)
         self.events.append(event)
         seat = fields.get("seat")
-        if isinstance(seat, int) and kind.model_fields["type"].default in _TOUCHING:
+        name = kind.model_fields["type"].default
+        if isinstance(seat, int) and name in _TOUCHING:
             self.touched[seat] = self.t
+            if name in ("zone_cards", "zone_chips"):
+                history = self._published.setdefault(str(fields["zone"]), [])
+                history.append((self.t, _content_of(event)))
+                old = [i for i, (when, _) in enumerate(history) if when < self.t - _HISTORY_S]
+                if len(old) > 1:  # the last content older than that is what the zone held then: kept
+                    del history[:old[-1]]
+            else:
+                self.acted[seat] = self.t
         return event
+
+    def unchanged_since(self, seat: int, t: float) -> bool:
+        """Whether nothing of `seat` moved since `t`: no card dealt to it, no push, nothing over the rail, and each
+        of its zones holds what it held then (a zone read otherwise while a hand covered it, then read as before,
+        is unchanged)."""
+        if self.acted.get(seat, -1.0) >= t:
+            return False
+        for zone, history in self._published.items():
+            if zone_seat(zone) != seat or history[-1][0] < t:
+                continue
+            before = [content for when, content in history if when < t]
+            if not before or before[-1] != history[-1][1]:
+                return False
+        return True
 
     def start(self, state: TableState) -> None:
         self.t, self.frame, self.events = state.t, state.frame, []
+
+
+def _content_of(event: EventBase) -> object:
+    """What a zone_cards or zone_chips event says the zone holds (its cards, or its chips and how much is seen)."""
+    fields = event.model_dump()
+    return tuple((key, repr(fields.get(key))) for key in ("face_up", "face_down", "chips"))
 
 
 def zone_seat(zone: str) -> int | None:

@@ -89,6 +89,7 @@ class HandDeriver:
         self._confirmed = frozenset(config.confirmed_visits)
         self._resting = frozenset(config.resting_visits)
         self._hands: dict[int, HandInfo] = {}
+        self._tapped: dict[int, float] = {}  # per seat: when its last tap was published
         self._deck = layout.zone("deck").points
         self._enters: list[tuple[str, int | None]] = []
         self._leaves: list[_Leave] = []
@@ -190,13 +191,18 @@ class HandDeriver:
             return
 
     def emit_taps(self) -> None:
-        """A player's hand that rested on its own hole cards and left with nothing of its seat changed."""
+        """A player's hand that rested on its own hole cards and left with nothing of its seat changed (its zones
+        hold what they held when the hand came: a hand resting on its cards hides them for a moment). One tap per
+        visit: a hand seen as two tracks at once taps once."""
         for _, hand in self.ended:
             seat = hand.seat
             if seat is None or hand.visits.get(f"hole_{seat}", 0.0) < self.config.tap_min_s:
                 continue
-            if self.out.touched.get(seat, -1.0) < hand.first_t:
+            if self._tapped.get(seat, -1.0) >= hand.first_t:
+                continue
+            if self.out.unchanged_since(seat, hand.first_t):
                 self.out.emit(Tap, seat=seat, count=2)
+                self._tapped[seat] = self.out.t
 
     def _published(self, zone: str, seat: int | None, action: str) -> bool:
         return "*" in self._events or f"{self._kind_key(zone, seat)}:{action}" in self._events

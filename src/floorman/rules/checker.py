@@ -71,7 +71,7 @@ class TableChecker:
         self.rulebook = rulebook
         self.settings = settings or CheckerSettings()
         self.register = register or SanctionRegister(rulebook=rulebook, tournament_id=f"table-{table_id}")
-        self.state = HandState(table_id=table_id, rulebook=rulebook)
+        self.state = HandState(table_id=table_id, rulebook=rulebook, sure_fold=self.settings.ledger_min_confidence)
         self._enabled = frozenset(rulebook.enabled_rules())
         checks = [c for c in all_checks() if any(rule in self._enabled for rule in c.rules)]
         self._by_type: dict[type[EventBase], list[Check]] = {}

@@ -86,9 +86,13 @@ class _Pending:
 class HandState:
     """One table's hand, event by event."""
 
-    def __init__(self, *, table_id: str, rulebook: Rulebook, seats: Iterable[int] = ()) -> None:
+    def __init__(self, *, table_id: str, rulebook: Rulebook, seats: Iterable[int] = (),
+                 sure_fold: float = 0.8) -> None:
         self.table_id = table_id
         self.rulebook = rulebook
+        self.sure_fold = sure_fold
+        """A fold less sure than this (a tap facing a bet the camera could not count) gives way to the dealer going
+        on dealing: see `_dealer_goes_on`."""
         self._seats: dict[int, _Seat] = {s: _Seat(seat=s) for s in seats}
         self._order = [self._seats[s] for s in sorted(self._seats)]
         self.hand = 0
@@ -300,6 +304,8 @@ class HandState:
             self._burn_landing = False  # a seat's hole cards are in the air: this is them landing (a fold), no burn
             return done
         self._burn_landing = event.to_zone == "muck"
+        if event.to_zone in ("board", "muck"):
+            self._dealer_goes_on()
         if event.to_zone.startswith("hole_") and event.seat is not None:
             if self.street is Street.WAITING:
                 self._start_hand()
@@ -311,6 +317,18 @@ class HandState:
             if event.to_zone == "board" and not self.hand_over:
                 self._board_card(event.card)
         return done
+
+    def _dealer_goes_on(self) -> None:
+        """A burn or board card from the stub while the hand is over only by folds read unsure (taps facing bets
+        the camera could not count): the dealer, who saw the table, deals on, so the hand is not over; those taps
+        were checks. A hand surely over stays over (dealing on is then rabbit hunting, F6)."""
+        if not self.hand_over or self.hand_over_confidence >= self.sure_fold:
+            return
+        for seat in self._order:
+            if seat.in_hand and seat.folded and seat.fold_confidence < self.sure_fold:
+                seat.folded, seat.fold_confidence = False, 1.0
+                logger.info("table %s seat %s: the dealer deals on; its unsure fold was a check", self.table_id,
+                            seat.seat)
 
     def _board_card(self, card: str | None) -> None:
         self._board_cards += 1
