@@ -325,6 +325,40 @@ def test_a_tap_that_hides_the_cards_for_a_moment_is_still_a_tap(deriver: EventDe
     assert [e["seat"] for e in of(events, "tap")] == [2]
 
 
+def test_a_tap_beside_a_stack_read_again_unsure_carries_that_doubt(deriver: EventDeriver) -> None:
+    """The hand passing over its stack to reach its cards makes the stack read again, unsure and otherwise: no
+    evidence that chips moved, so it is a tap, as sure as that reading."""
+    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2"))},
+                  chips={5: chips("stack_2", [100] * 10, track=5)})
+    run(deriver, scene.frames(5))
+    seated(scene, 2, track=52)
+    run(deriver, scene.frames(3))
+    scene.hands[52] = hand(centre("stack_2"), "stack_2", track=52)
+    scene.chips[5] = chips("stack_2", [100] * 13, track=5, count_confidence=0.2)
+    events = run(deriver, scene.frames(4))
+    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
+    events += run(deriver, scene.frames(15))
+    del scene.hands[52]
+    events += run(deriver, scene.frames(20))
+    assert [z["value"] for z in of(events, "zone_chips")] == [1300]
+    assert [(e["seat"], e["confidence"]) for e in of(events, "tap")] == [(2, 0.2)]
+
+
+def test_a_hand_that_went_on_to_its_bet_zone_did_not_tap(deriver: EventDeriver) -> None:
+    """A push the camera did not see land: the hand crossed its cards on the way to the bet zone."""
+    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2"))})
+    run(deriver, scene.frames(5))
+    seated(scene, 2, track=52)
+    run(deriver, scene.frames(3))
+    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
+    events = run(deriver, scene.frames(15))
+    scene.hands[52] = hand(centre("bet_2"), "bet_2", track=52)
+    events += run(deriver, scene.frames(6))
+    del scene.hands[52]
+    events += run(deriver, scene.frames(20))
+    assert of(events, "tap") == []
+
+
 def test_frames_out_of_time_order_are_refused(deriver: EventDeriver) -> None:
     deriver.update(TableState(frame=5, t=1.0))
     with pytest.raises(ValueError, match="time order"):

@@ -243,6 +243,15 @@ def test_rabbit_hunting_a_hand_ended_by_taps_facing_a_bet_read_unsure_is_no_evid
     assert raised(alerts) == expected
 
 
+def test_rabbit_hunting_a_hand_ended_by_taps_the_edge_was_unsure_of_is_no_evidence() -> None:
+    # The bet was counted surely, but the taps were called with a stack re-read unsure set aside (Tap.confidence):
+    # the folds are no surer than the taps, and the card turned is no rabbit hunt.
+    checker, stream, start = table("club_000")
+    taps = [e.model_copy(update={"confidence": 0.05}) for seat in (1, 2, 3) for e in stream.tap(seat)]
+    alerts = run(checker, start, stream.push(4, 300, 300), taps, stream.card("board", card="AS"))
+    assert raised(alerts) == []
+
+
 def test_rabbit_hunting_003_14_3_provisional_then_cleared_when_all_agree() -> None:
     checker, stream, start = table("ggc")
     base = [stream.push(4, 600), stream.fold(1), stream.fold(2), stream.fold(3), stream.gather(),

@@ -98,6 +98,9 @@ class Tap(EventBase):
     type: Literal["tap"] = "tap"
     seat: int = Field(ge=1, le=10, description="Seat that tapped.")
     count: int = Field(default=2, ge=1, description="Number of taps seen.")
+    confidence: float = Field(default=1.0, ge=0, le=1, description="How sure it is that nothing of the seat moved "
+                              "while its hand rested on its cards: the least sure chip reading of the seat that the "
+                              "edge set aside to call it a tap (1.0: none).")
 
 
 class RailDirection(enum.StrEnum):

@@ -83,6 +83,10 @@ class DeriveConfig(BaseModel):
                                  "(or in it) rests on the stub: the hand holding the deck covers it from behind.")
     tap_min_s: float = Field(default=0.2, ge=0, description="A player's hand resting this long on its own hole "
                              "cards and leaving the table with nothing of the seat changed is a tap.")
+    tap_sure: float = Field(default=0.8, ge=0, le=1, description="A change of a seat's chips read less sure than this "
+                            "(a zone_chips, push or rail crossing of lower confidence) does not keep a hand resting on "
+                            "its cards from being a tap: from video a stack is read again whenever a hand passes "
+                            "over it, and an unsure count can jump (0: every change counts).")
     trip_merge_s: float = Field(default=0.3, ge=0, description="Chips of one seat landing within this time make "
                                 "one forward trip.")
     hand_zone_kinds: tuple[str, ...] = Field(default=("stack", "hole", "bet", "board", "deck"),
@@ -107,6 +111,8 @@ class DeriveConfig(BaseModel):
                                     "the zone still confirms its visit.")
 
 
+_SET_ASIDE = frozenset({"zone_chips", "rail_crossing"})  # chip events `Emitter.sure_chips` may set aside
+_ASIDE_KEPT = 64  # unsure chip events remembered per seat for `Emitter.doubt_since`
 _HISTORY_S = 120.0  # how far back `Emitter.unchanged_since` can look (a hand rests on its cards for seconds)
 _TOUCHING = frozenset({"zone_cards", "zone_chips", "card_dealt", "chips_pushed", "rail_crossing"})
 
@@ -121,28 +127,40 @@ class Emitter:
     frame: int = 0
     events: list[EventBase] = field(default_factory=list)
 
-    touched: dict[int, float] = field(default_factory=dict)
-    """When something of each seat's last changed: its cards, chips or a push."""
+    sure_chips: float = 0.0
+    """Chip events less sure than this (zone_chips, chips_pushed, rail_crossing) do not count as a seat's chips
+    moving for `unchanged_since` (0: every one counts)."""
     acted: dict[int, float] = field(default_factory=dict)
     """When each seat's cards or chips last moved: a card dealt to it, a push, chips over the rail."""
     _published: dict[str, list[tuple[float, object]]] = field(default_factory=dict)
+    _set_aside: dict[int, list[tuple[float, float]]] = field(default_factory=dict)  # per seat: (t, confidence)
 
     def emit(self, kind: type[EventBase], **fields: Any) -> EventBase:
         event = kind(table_id=self.table_id, camera_id=self.camera_id, seq=0, t=self.t, frame=self.frame, **fields)
         self.events.append(event)
         seat = fields.get("seat")
         name = kind.model_fields["type"].default
-        if isinstance(seat, int) and name in _TOUCHING:
-            self.touched[seat] = self.t
-            if name in ("zone_cards", "zone_chips"):
-                history = self._published.setdefault(str(fields["zone"]), [])
-                history.append((self.t, _content_of(event)))
-                old = [i for i, (when, _) in enumerate(history) if when < self.t - _HISTORY_S]
-                if len(old) > 1:  # the last content older than that is what the zone held then: kept
-                    del history[:old[-1]]
-            else:
-                self.acted[seat] = self.t
+        if not isinstance(seat, int) or name not in _TOUCHING:
+            return event
+        confidence = float(fields.get("confidence", 1.0))
+        if name in _SET_ASIDE and confidence < self.sure_chips:  # chips read unsure: no evidence that they moved
+            aside = self._set_aside.setdefault(seat, [])
+            aside.append((self.t, confidence))
+            del aside[:-_ASIDE_KEPT]
+            return event
+        if name in ("zone_cards", "zone_chips"):
+            history = self._published.setdefault(str(fields["zone"]), [])
+            history.append((self.t, _content_of(event)))
+            old = [i for i, (when, _) in enumerate(history) if when < self.t - _HISTORY_S]
+            if len(old) > 1:  # the last content older than that is what the zone held then: kept
+                del history[:old[-1]]
+        else:
+            self.acted[seat] = self.t
         return event
+
+    def doubt_since(self, seat: int, t: float) -> float:
+        """How sure `unchanged_since(seat, t)` is: the least sure chip event of the seat it set aside (1.0: none)."""
+        return min((confidence for when, confidence in self._set_aside.get(seat, ()) if when >= t), default=1.0)
 
     def unchanged_since(self, seat: int, t: float) -> bool:
         """Whether nothing of `seat` moved since `t`: no card dealt to it, no push, nothing over the rail, and each
@@ -185,7 +203,7 @@ class EventDeriver:
 
         self.layout = layout
         self.config = config or DeriveConfig()
-        self.out = Emitter(table_id=table_id, camera_id=camera_id)
+        self.out = Emitter(table_id=table_id, camera_id=camera_id, sure_chips=self.config.tap_sure)
         self.hands = HandDeriver(layout, config=self.config, out=self.out)
         self.chips = ChipDeriver(layout, config=self.config, out=self.out, hands=self.hands)
         self.cards = CardDeriver(layout, config=self.config, out=self.out, hands=self.hands)

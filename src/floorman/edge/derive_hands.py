@@ -196,12 +196,13 @@ class HandDeriver:
         visit: a hand seen as two tracks at once taps once."""
         for _, hand in self.ended:
             seat = hand.seat
-            if seat is None or hand.visits.get(f"hole_{seat}", 0.0) < self.config.tap_min_s:
+            if seat is None or hand.visits.get(f"hole_{seat}", 0.0) < self.config.tap_min_s \
+                    or f"bet_{seat}" in hand.visits:  # a hand that went on to its bet zone pushed (or pulled) chips
                 continue
             if self._tapped.get(seat, -1.0) >= hand.first_t:
                 continue
             if self.out.unchanged_since(seat, hand.first_t):
-                self.out.emit(Tap, seat=seat, count=2)
+                self.out.emit(Tap, seat=seat, count=2, confidence=round(self.out.doubt_since(seat, hand.first_t), 3))
                 self._tapped[seat] = self.out.t
 
     def _published(self, zone: str, seat: int | None, action: str) -> bool:

@@ -379,7 +379,8 @@ class HandState:
     def _on_tap(self, event: EventBase) -> list[HandAction]:
         assert isinstance(event, Tap)
         done = self._finish_pending()
-        return done + self._act_without_chips(event.seat, fold=None, seq=event.seq, t=event.t, frame=event.frame)
+        return done + self._act_without_chips(event.seat, fold=None, seq=event.seq, t=event.t, frame=event.frame,
+                                              sure=event.confidence)
 
     def _on_cards(self, event: EventBase) -> list[HandAction]:
         """Hole cards leaving the hole zone are a fold once they land in the muck; back in place, a peek."""
@@ -483,8 +484,10 @@ class HandState:
         self._last_seat = self.button
         self._declared = {}
 
-    def _act_without_chips(self, seat: int, *, fold: bool | None, seq: int, t: float,
-                           frame: int) -> list[HandAction]:
+    def _act_without_chips(self, seat: int, *, fold: bool | None, seq: int, t: float, frame: int,
+                           sure: float = 1.0) -> list[HandAction]:
+        """A check or fold without chips: a declaration (`fold` True/False) or a tap (`fold` None: a fold when
+        facing a bet, as sure as the hand's amounts and the tap itself, `sure`)."""
         state = self._seats.get(seat)
         if state is None or not state.in_hand or state.folded or self.street is Street.WAITING:
             return []
@@ -494,12 +497,12 @@ class HandState:
         state.acted = True
         if folds:
             state.folded = True
-            state.fold_confidence = 1.0 if fold else self.chip_doubt  # a tap facing a bet: a fold by the amounts
+            state.fold_confidence = 1.0 if fold else min(self.chip_doubt, sure)  # a tap facing a bet: by the amounts
             self.last_folder = seat
         if not out_of_turn:  # an action out of turn leaves the turn where it was (000 9-14, 003 8-14)
             self._last_seat = seat
         return [HandAction(hand=self.hand, street=self.street, seat=seat, kind="fold" if folds else "check",
-                           confidence=self.chip_doubt,
+                           confidence=min(self.chip_doubt, sure),
                            total_to=state.street_in, trips=0, seq=seq, t=t, out_of_turn=out_of_turn,
                            frame=frame)]
 
