@@ -3,7 +3,7 @@ detector's boxes.
 
     .venv/bin/python benchmarks/chips.py [--frames 60] [--seed 93001] [--size 1280x720|mixed] [--model M]
                                          [--no-detector] [--no-refine] [--flat-prior] [--per-box]
-                                         [--chipset CHIPSET.yaml]
+                                         [--chipset CHIPSET.yaml] [--repeat]
 
 Each frame is a random training-style scene (`datasets.random_sample`, camera effects on) drawn from
 `SeedSequence(seed, spawn_key=(i,))`; use seeds never used for anything else. `--size mixed` draws each frame's
@@ -32,6 +32,10 @@ stack read on its boxes (each box read again alone, after the frame). Counts com
 fitted to the image's edges near the box (`chips_refine`); --no-refine gives the boxes' counts alone. Where the
 camera's height is assumed (`homography` and the detector's boxes), a frame's stacks are read together and tell it
 (`ChipRecogniser.read_frame`); --per-box reads each stack over all heights alike (session 6).
+--repeat: how repeatable the reads are (what the edge sees of a stack at rest from video, `score_repeatability`):
+each detector box read again shifted by 1 and by 2 px, with one side moved 1 px, grown 1 px, and with another stack
+of the frame left out of the context that tells the camera's height (truth boxes: only the latter), alone and given
+the first reading as the last one (`read_evidence(..., previous=...)`, as the table state gives it).
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ import argparse
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -192,6 +196,7 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
     scene, camera = random_sample(rng, size=args.size)
     group = f"{max(camera.width, camera.height)}x{min(camera.width, camera.height)}"
     result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects.random(rng), rng=rng)
+    repeat_rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index, 1)))
     chips = [o for o in result.objects if o.cls == DetectorClass.CHIP and o.box[2] > o.box[0] and o.box[3] > o.box[1]]
     calibration = exact_calibration(camera, scene.layout)
     truth_zones = zone_truth(chips)
@@ -207,6 +212,10 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
                  for o, s in zip(chips, state.chips, strict=True)]
         score_stacks(tally, f"truth boxes, {key}:", pairs, min_visible=args.min_visible)
         score_zones(tally, f"truth boxes, {key}:", truth_zones, state)
+        if args.repeat and height is None:
+            score_repeatability(tally, f"repeat, truth boxes, {key}:", result.image, builder.chips,
+                                [o.box for o in chips if o.visible_fraction >= args.min_visible], rng=repeat_rng,
+                                moves=False)
     plain = ChipRecogniser(chipset)  # no calibration: the top chip only
     for o in chips:
         if o.visible_fraction >= args.min_visible and o.chips:
@@ -235,7 +244,79 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
             pairs.append((o, Read(seen.denominations, -1.0, seen.count_confidence)))  # px/chip not kept
     score_stacks(tally, "detector boxes:", pairs, min_visible=args.min_visible)
     score_zones(tally, "detector boxes:", truth_zones, state)
+    if args.repeat:
+        score_repeatability(tally, "repeat, detector boxes:", result.image, builder.chips,
+                            [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in boxes], rng=repeat_rng)
     return group
+
+
+# How a box may move between two frames of a stack at rest (`--repeat`): its detector box shifted or grown a pixel or
+# two, or another stack of the frame gone from the context its camera height is told by.
+_STEPS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+
+
+def moved_boxes(box: tuple[float, ...], rng: np.random.Generator, *,
+                size: tuple[int, int]) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """The box shifted by 1 and by 2 px (random directions), one random side moved 1 px in or out, and every side
+    1 px out, kept inside the image."""
+    x1, y1, x2, y2 = box
+    (ax, ay), (bx, by) = (_STEPS[int(k)] for k in rng.integers(len(_STEPS), size=2))
+    side = list(box)
+    k = int(rng.integers(4))
+    side[k] += float(rng.choice((-1.0, 1.0)))
+    moved = [("shift 1 px", (x1 + ax, y1 + ay, x2 + ax, y2 + ay)),
+             ("shift 2 px", (x1 + 2 * bx, y1 + 2 * by, x2 + 2 * bx, y2 + 2 * by)),
+             ("one side 1 px", (side[0], side[1], side[2], side[3])),
+             ("grown 1 px", (x1 - 1.0, y1 - 1.0, x2 + 1.0, y2 + 1.0))]
+    width, height = size
+    return [(name, (max(0.0, b[0]), max(0.0, b[1]), min(float(width), b[2]), min(float(height), b[3])))
+            for name, b in moved if min(float(width), b[2]) - max(0.0, b[0]) >= 2
+            and min(float(height), b[3]) - max(0.0, b[1]) >= 2]
+
+
+def score_repeatability(tally: Tally, key: str, image: np.ndarray, recogniser: ChipRecogniser,
+                        boxes: list[tuple[float, float, float, float]], *, rng: np.random.Generator,
+                        moves: bool = True) -> None:
+    """Each stack read again as `TableStateBuilder._read_chips` reads a stack that moved while the frame's others
+    rest (their evidence the context): its box moved (`moved_boxes`), or with another stack left out of the
+    context; read alone, and given the first reading as its `previous` (as `_read_chips` gives a stack the last
+    frame's reading at the same place). Counts and values that stay as first read, per change and over all; the
+    first read's confidence of those that stay and those that change. A stack that did change: the first reading
+    given a last reading 1 or 3 chips off, and how often that count is kept. Without `moves`, boxes are not moved
+    (a mask's box moved by a pixel is another stack to a recogniser told it is exact to rounding)."""
+    evidence = [recogniser.evidence(image, box) for box in boxes]
+    first = recogniser.read_evidence(image, evidence)
+    size = (image.shape[1], image.shape[0])
+    for i, box in enumerate(boxes):
+        others = [*evidence[:i], *evidence[i + 1:]]
+        changes = [(name, [recogniser.evidence(image, moved)], others)
+                   for name, moved in (moved_boxes(box, rng, size=size) if moves else [])]
+        if others:
+            drop = int(rng.integers(len(others)))
+            changes.append(("a neighbour left out", [evidence[i]], [*others[:drop], *others[drop + 1:]]))
+        for k in (-3, -1, 1, 3):
+            if first[i].count + k >= 1:
+                last = replace(first[i], denominations=(first[i].top,) * (first[i].count + k))
+                kept = recogniser.read_evidence(image, [evidence[i]], context=others, previous=[last])[0]
+                tally.add(f"{key} with the last reading, {abs(k)} chips off: kept (should change)",
+                          kept.count == last.count)
+        if not changes:
+            continue
+        for hint, label in ((None, ""), ([first[i]], ", with the last reading")):
+            again = [(name, recogniser.read_evidence(image, e, context=c, previous=hint)[0]) for name, e, c in changes]
+            for name, read in again:
+                tally.add(f"{key} count unchanged{label}, {name}", read.count == first[i].count)
+                tally.add(f"{key} value unchanged{label}, {name}", read.value == first[i].value)
+            stays = all(read.count == first[i].count for _, read in again)
+            tally.add(f"{key} count unchanged{label}, all changes", stays)
+            tally.add(f"{key} value unchanged{label}, all changes", all(r.value == first[i].value for _, r in again))
+            for lo, hi in CONFIDENCE_BANDS:
+                if lo <= first[i].count_confidence < hi:
+                    tally.add(f"{key} count unchanged{label}, confidence {lo:.1f}-{min(hi, 1.0):.1f}", stays)
+            state = "stays" if stays else "changes"
+            for level in (TRUSTED, ACCUSED):
+                tally.add(f"{key} count confidence >= {level}{label} (share), count {state}",
+                          first[i].count_confidence >= level)
 
 
 def parse_frame_size(text: str) -> tuple[int, int] | None:
@@ -276,6 +357,9 @@ def main() -> int:
                         help="read each stack alone (an assumed camera height not told by the frame's stacks)")
     parser.add_argument("--flat-prior", action="store_true",
                         help="every count equally likely (not the recogniser's prior, `ChipRecogniser.log_prior`)")
+    parser.add_argument("--repeat", action="store_true",
+                        help="repeatability: each box read again shifted or grown by 1-2 px, and with another stack "
+                        "left out of the frame's context (as `TableStateBuilder` reads a stack that moved)")
     args = parser.parse_args()
     detector = None
     if not args.no_detector:

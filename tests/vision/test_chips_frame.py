@@ -3,11 +3,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
-from floorman.vision.chips import HEIGHT_VETO, ChipRecogniser, frame_heights
-from floorman.vision.chips_geometry import BOX_SIGMA_PX, fit_stack, marginalise, solve_box
+from floorman.vision.chips import HEIGHT_VETO, HOLD_COLOUR, ChipRecogniser, frame_heights
+from floorman.vision.chips_colour import ColourMatch
+from floorman.vision.chips_geometry import (
+    BOX_SIGMA_PX,
+    HOLD_SHARE,
+    count_choice,
+    count_posterior,
+    fit_stack,
+    marginalise,
+    solve_box,
+)
 from floorman.vision.detect_cli import read_chips
 from floorman.vision.detections import Detections
 from tests.vision.test_chips import CHIPSET, exact_table_camera
@@ -98,3 +109,52 @@ def test_floorman_detect_reads_a_frames_chip_boxes_together() -> None:
     expected = recogniser.read_frame(image, [tuple(float(v) for v in xyxy[i]) for i in sorted(readings)])
     assert [readings[i] for i in sorted(readings)] == expected
     assert [readings[i].count for i in sorted(readings)] == [count for _, count in STACKS]
+
+
+def test_a_previous_count_stays_while_the_evidence_leaves_it_open() -> None:
+    logs = np.log(np.array([0.05, 0.5, 0.3, 0.15]))  # counts 1..4
+    assert count_choice(logs) == (1, pytest.approx(0.5))
+    assert count_choice(logs, previous=2) == (2, pytest.approx(0.3))  # 0.3 >= HOLD_SHARE * 0.5: it stays
+    assert count_choice(logs, previous=0)[0] == 1  # 0.05 < HOLD_SHARE * 0.5: the evidence decides
+    assert count_choice(logs, previous=9)[0] == 1  # no such count
+
+
+def test_a_stack_read_again_keeps_its_previous_count_where_the_evidence_leaves_it_open() -> None:
+    camera = straight_down(1400.0, hfov=70.0)
+    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX, refine=False)
+    image = np.full((camera.height, camera.width, 3), 60, dtype=np.uint8)
+    evidence = recogniser.evidence(image, mask_box(camera, base=(60.0, 40.0), count=8))  # near the centre: unsure
+    first = recogniser.read_evidence(image, [evidence])[0]
+    assert evidence.log_likelihood is not None
+    posterior = count_posterior(marginalise(evidence.log_likelihood), recogniser.log_prior)
+    held = [k + 1 for k in range(len(posterior)) if HOLD_SHARE * posterior.max() <= posterior[k]]
+    dropped = [k + 1 for k in range(len(posterior)) if posterior[k] < HOLD_SHARE * posterior.max()]
+    assert len(held) >= 2 and dropped
+    for count in (*held, dropped[0]):
+        previous = replace(first, denominations=(first.top,) * count)
+        again = recogniser.read_evidence(image, [evidence], previous=[previous])[0]
+        assert again.count == (count if count in held else first.count)
+        assert again.count_confidence <= first.count_confidence + 1e-9
+    assert recogniser.read_evidence(image, [evidence], previous=[None]) == [first]
+    with pytest.raises(ValueError, match="one previous reading"):
+        recogniser.read_evidence(image, [evidence], previous=[])
+
+
+def test_a_stack_read_again_keeps_its_last_top_value_where_the_colours_leave_it_open(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    camera = straight_down(1400.0, hfov=70.0)
+    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX, refine=False)
+    image = np.full((camera.height, camera.width, 3), 60, dtype=np.uint8)
+    evidence = recogniser.evidence(image, mask_box(camera, base=(300.0, 200.0), count=1))
+    errors = {25: 0.10, 100: 0.10 + HOLD_COLOUR / 2.0, 500: 0.5, 1000: 0.6, 5000: 0.7}
+    match = ColourMatch(value=25, confidence=0.2, error=0.10, illuminant=np.ones(3), errors=errors)
+
+    def matched(*_: object, **__: object) -> ColourMatch:
+        return match
+
+    monkeypatch.setattr(recogniser, "_match", matched)
+    first = recogniser.read_evidence(image, [evidence])[0]
+    assert first.denominations == (25,)
+    for last, expected in ((100, 100), (500, 25)):
+        previous = replace(first, denominations=(last,))
+        assert recogniser.read_evidence(image, [evidence], previous=[previous])[0].top == expected

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ from floorman.datasets.camera import Camera
 from floorman.datasets.render import ObjectTruth, Renderer
 from floorman.datasets.scene import ChipStack, DealerButton, DetectorClass, Lighting, Scene
 from floorman.vision.calibration import Calibration, PointPair, calibrate_from_points
-from floorman.vision.chips import ChipRecogniser, StackEvidence
+from floorman.vision.chips import ChipReading, ChipRecogniser, StackEvidence
 from floorman.vision.chips_geometry import BOX_SIGMA_PX
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Image
@@ -149,3 +150,29 @@ def test_chips_at_rest_are_read_once(rendered: tuple[np.ndarray, list[ObjectTrut
     changed[y1:y2, x1:x2] = 255 - changed[y1:y2, x1:x2]
     builder.build(changed, 2, 0.2)
     assert len(reads) == 4 and reads[-1] == second.chips[0].box
+
+
+def test_a_chip_box_moved_a_pixel_is_read_with_its_previous_reading(
+        rendered: tuple[np.ndarray, list[ObjectTruth], Camera], monkeypatch: pytest.MonkeyPatch) -> None:
+    image, objects, camera = rendered
+    builder = TableStateBuilder(TruthDetector(objects), LAYOUT, calibration_of(camera), CHIPSET, None, None)
+    hints: list[list[ChipReading | None] | None] = []
+    read = builder.chips.read_evidence
+
+    def hinted(frame: Image, evidence: Sequence[StackEvidence], *, context: Sequence[StackEvidence] = (),
+               previous: list[ChipReading | None] | None = None) -> list[ChipReading]:
+        hints.append(previous)
+        return read(frame, evidence, context=context, previous=previous)
+
+    monkeypatch.setattr(builder.chips, "read_evidence", hinted)
+    first = builder.build(image, 0, 0.0)
+    detections = TruthDetector(objects).detect(image)
+    chip, other = np.flatnonzero(detections.class_id == DetectorClass.CHIP.value)[:2].tolist()
+    detections.xyxy[chip] += 1.0  # the same stack's box, a pixel off
+    detections.xyxy[other, [0, 2]] += 200.0 if detections.xyxy[other, 0] < 400 else -200.0  # away from its place
+    builder.state_from(image, detections, frame_no=1, t=0.1)
+    assert hints[0] == [None] * len(first.chips)
+    readings = {tuple(round(v) for v in c.box): c for c in first.chips}
+    moved = readings[tuple(round(v - 1.0) for v in detections.xyxy[chip])]
+    assert len(hints[1] or []) == 2 and hints[1] is not None and hints[1][1] is None
+    assert hints[1][0] is not None and hints[1][0].denominations == moved.denominations

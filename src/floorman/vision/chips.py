@@ -19,7 +19,8 @@
   read over the heights as the frame's other stacks weigh them (measured at 3840x2160, seed 94035, truth boxes
   without the height: count exact 73.5 -> 81.6 %, 82.7 % with the height known; detector boxes, fresh seeds: +0 to
   +3 points, their boxes being too loose to tell a height but from the stacks whose side shows); the frame's heights
-  choose a count, never make it surer than it is over all heights.
+  choose a count, never make it surer than it is over all heights. A stack read again at the same place (`previous`)
+  keeps its last count and values where the evidence leaves them about as likely: repeatable reads from video.
 - Top chip (colour): the top disc is sampled on a polar grid in its own plane; its pixels fall into body and
   edge-spot colours, matched to the chip set under an estimated light (`chips_colour.match_top`), with the
   spot count from the rim's angular pattern as a further cue. An unsure match is tried again a pixel off the
@@ -82,6 +83,10 @@ DETECTOR_BOX_SIGMA_PX = 1.0
 UNCONFIRMED_BOX_SIGMA_PX = 2.0  # the detector's measured spread: its box where no silhouette was found round it
 LOOSE_BOX_SHARE = 0.1  # a detector's box beside the silhouette: its sides off by this share of its width (sd)
 _SURE_MATCH = 0.3  # a top disc matched this surely is not looked for off the fit
+# A stack read again keeps its last reading's top value while that fits within this of the best (`ColourMatch.error`),
+# and a lower chip its last value while that has at least HOLD_VOTES of the chosen value's side samples.
+HOLD_COLOUR = 0.05
+HOLD_VOTES = 0.3
 _DISC_SHIFT_PX = 1.0  # the top disc is also sampled this far off the fit each way (a box's error, a stack's lean)
 _CORNER_SHRINK = (1.0, 0.85, 0.7)  # without a camera: a stack's top disc, as wide as the box is narrow or less
 _DIAGONAL = 0.2  # |ux| - |uy| below this: the box's sides do not tell the disc from the side
@@ -199,19 +204,30 @@ class ChipRecogniser:
         return self.read_evidence(image, [self.evidence(image, box) for box in boxes], context=context)
 
     def read_evidence(self, image: Image, evidence: Sequence[StackEvidence], *,
-                      context: Sequence[StackEvidence] = ()) -> list[ChipReading]:
+                      context: Sequence[StackEvidence] = (),
+                      previous: Sequence[ChipReading | None] | None = None) -> list[ChipReading]:
         """The readings of one frame's stacks from their evidence. Where the camera's height was assumed, the
         frame's stacks (with `context`) tell it together: each stack's count is read with the heights weighted by
-        what the other stacks say of them (`frame_heights`); a box alone is read over all heights equally."""
+        what the other stacks say of them (`frame_heights`); a box alone is read over all heights equally.
+        `previous` (one per stack, None where there is none) are the same stacks' last readings, at the same place:
+        a count the evidence leaves about as likely as the likeliest stays (`chips_geometry.count_choice`)."""
+        if previous is not None and len(previous) != len(evidence):
+            raise ValueError(f"expected one previous reading (or None) per stack, {len(evidence)}, "
+                             f"got {len(previous)}")
+        last = list(previous) if previous is not None else [None] * len(evidence)
         if not self.height_from_frame:
-            return [self._reading(image, e, model_log_weights=None) for e in evidence]
+            return [self._reading(image, e, model_log_weights=None, previous=p) for e, p in zip(evidence, last,
+                                                                                             strict=True)]
         weights = frame_heights([e.log_likelihood for e in (*evidence, *context)], log_prior=self.log_prior)
         # the weights of `context` (after those of `evidence`) are not needed: those stacks were read before
-        return [self._reading(image, e, model_log_weights=w) for e, w in zip(evidence, weights, strict=False)]
+        return [self._reading(image, e, model_log_weights=w, previous=p)
+                for e, w, p in zip(evidence, weights[:len(evidence)], last, strict=True)]
 
-    def _reading(self, image: Image, evidence: StackEvidence, *, model_log_weights: FloatArray | None) -> ChipReading:
+    def _reading(self, image: Image, evidence: StackEvidence, *, model_log_weights: FloatArray | None,
+                 previous: ChipReading | None = None) -> ChipReading:
         box = evidence.box
-        fit = self._fit(evidence, model_log_weights=model_log_weights)
+        fit = self._fit(evidence, model_log_weights=model_log_weights,
+                        previous=None if previous is None else previous.count)
         light = self._frame_light(image)
         if fit is not None:
             match = self._match(image, self._top_discs(fit, box), sure=_SURE_MATCH, light=light)
@@ -222,9 +238,13 @@ class ChipRecogniser:
             logger.debug("chip box %s: too little of its top disc lies in the image", box)
             return ChipReading(denominations=(self.chipset.denominations[0].value,), confidence=0.0,
                                count_confidence=0.0)
+        if previous is not None and previous.top != match.value and (
+                match.errors.get(previous.top, math.inf) <= match.error + HOLD_COLOUR):
+            match = replace(match, value=previous.top)  # a top about as like the last one's: it stays
         if fit is None or self.camera is None:
             return ChipReading(denominations=(match.value,), confidence=match.confidence, count_confidence=0.0)
-        below, agreement = self._side(image, fit, match)
+        held = previous.denominations[:-1] if previous is not None and previous.count == fit.count else None
+        below, agreement = self._side(image, fit, match, previous=held)
         return ChipReading(denominations=(*below, match.value), confidence=match.confidence * agreement,
                            count_confidence=fit.count_confidence, base_mm=fit.base_mm, px_per_chip=fit.px_per_chip)
 
@@ -240,7 +260,8 @@ class ChipRecogniser:
         self._last_light = (image, fingerprint, light)
         return light
 
-    def _fit(self, evidence: StackEvidence, *, model_log_weights: FloatArray | None) -> StackFit | None:
+    def _fit(self, evidence: StackEvidence, *, model_log_weights: FloatArray | None,
+             previous: int | None = None) -> StackFit | None:
         """The stack's base and count from its evidence, the camera models weighted by `model_log_weights`; the
         count's confidence no more than it is with the models weighed equally: the frame's height may choose a
         count, not make it sure (measured on detector boxes, mixed sizes, seed 96001: without this cap, counts given
@@ -249,11 +270,11 @@ class ChipRecogniser:
             return None
         if evidence.silhouette is None:
             fit = evidence.solution.fit(evidence.log_likelihood, log_prior=self.log_prior,
-                                        model_log_weights=model_log_weights)
+                                        model_log_weights=model_log_weights, previous=previous)
         else:
             fit = silhouette_fit(self.camera, evidence.silhouette,
                                  marginalise(evidence.log_likelihood, model_log_weights),
-                                 thickness_mm=self.chipset.thickness_mm, log_prior=self.log_prior)
+                                 thickness_mm=self.chipset.thickness_mm, log_prior=self.log_prior, previous=previous)
         if model_log_weights is None:
             return fit
         equal = count_posterior(marginalise(evidence.log_likelihood))[fit.count - 1]
@@ -367,9 +388,12 @@ class ChipRecogniser:
         result: FloatArray = plane @ _translation(centre[0], centre[1])
         return result
 
-    def _side(self, image: Image, fit: StackFit, match: ColourMatch) -> tuple[tuple[int, ...], float]:
+    def _side(self, image: Image, fit: StackFit, match: ColourMatch, *,
+              previous: tuple[int, ...] | None = None) -> tuple[tuple[int, ...], float]:
         """Denominations of the chips under the top one (bottom first) and the share of side samples that agree;
-        when the side is too thin to read, the chips below are taken to be like the top one."""
+        when the side is too thin to read, the chips below are taken to be like the top one. A chip's `previous`
+        value (the same stack's last reading, of as many chips) stays while its votes are at least HOLD_VOTES of
+        the chosen value's."""
         below = fit.count - 1
         if below == 0:
             return (), 1.0
@@ -392,8 +416,13 @@ class ChipRecogniser:
                 continue
             counts = np.bincount(seen, minlength=len(values)).astype(np.float64)
             chosen = _lower_chip(counts, top=top, spots=spots)
+            if previous is not None and previous[k] in values:
+                last = values.index(previous[k])
+                if _votes(counts, last, top=top, spots=spots) >= HOLD_VOTES * _votes(counts, chosen, top=top,
+                                                                                     spots=spots):
+                    chosen = last
             chips.append(values[chosen])
-            agreeing = counts[chosen] + (counts[spots].sum() if chosen == top else 0.0)
+            agreeing = _votes(counts, chosen, top=top, spots=spots)
             agree.append(float(agreeing / seen.size))
         return tuple(chips), float(np.mean(agree))
 
@@ -411,6 +440,12 @@ def _lab(rgb: tuple[int, int, int]) -> FloatArray:
     pixel = np.array([[[rgb[2], rgb[1], rgb[0]]]], dtype=np.uint8)
     result: FloatArray = cv2.cvtColor(pixel, cv2.COLOR_BGR2LAB)[0, 0].astype(np.float64)
     return result
+
+
+def _votes(counts: FloatArray, chosen: int, *, top: int, spots: list[int]) -> float:
+    """A lower chip's side samples that agree with denomination `chosen` (the top's spot colours too when it is the
+    top's)."""
+    return float(counts[chosen] + (counts[spots].sum() if chosen == top else 0.0))
 
 
 def _lower_chip(counts: FloatArray, *, top: int, spots: list[int]) -> int:

@@ -265,6 +265,9 @@ BOX_SIGMA_PX = 0.3  # a box from an instance mask: each side rounded to the pixe
 _LEAN_MM = 0.8  # a stack's top sits about this far off its base (sd per axis), reached over the first five chips
 _OUTLIER_SHARE = 0.05  # box sides far off the cylinder: a neighbour or a hand merged into the box
 _OUTLIER_RANGE_PX = 20.0
+# A stack's previous count stays while its posterior is at least this share of the likeliest count's
+# (`count_choice`): a box moved by a pixel, or another stack come or gone, no longer flips an undecided count.
+HOLD_SHARE = 0.25
 
 
 def fit_stack(camera: TableCamera, box: Box, *, diameter_mm: float, thickness_mm: float, max_count: int = 30,
@@ -309,11 +312,12 @@ class BoxSolution:
         return result
 
     def fit(self, evidence: FloatArray, *, log_prior: Sequence[float] = (),
-            model_log_weights: FloatArray | None = None) -> StackFit:
+            model_log_weights: FloatArray | None = None, previous: int | None = None) -> StackFit:
         """The count from `evidence` (M, N): the models averaged (weighted by `model_log_weights`, else equally),
-        under `log_prior`; the base and the box's residual of the main model at that count."""
+        under `log_prior` (a `previous` count held as `count_choice` holds it); the base and the box's residual of
+        the main model at that count."""
         marginal = marginalise(evidence, model_log_weights)
-        best, confidence = count_choice(marginal, log_prior)
+        best, confidence = count_choice(marginal, log_prior, previous=None if previous is None else previous - 1)
         residual = np.abs(self.residuals[0, best] * self.side_weights).sum() / self.side_weights.sum()
         return StackFit(base_mm=(float(self.centres[0, best, 0]), float(self.centres[0, best, 1])), count=best + 1,
                         count_confidence=confidence, px_per_chip=float(self.px_per_chip[best]),
@@ -368,12 +372,17 @@ def count_prior(max_count: int, *, single_share: float, usual_max: int, beyond_s
     return result
 
 
-def count_choice(log_likelihood: FloatArray, log_prior: Sequence[float] = ()) -> tuple[int, float]:
+def count_choice(log_likelihood: FloatArray, log_prior: Sequence[float] = (), *,
+                 previous: int | None = None) -> tuple[int, float]:
     """The likeliest count (index into counts 1..N) under `log_prior`, and its confidence: its posterior, but no
     more than the evidence alone gives it (its posterior under a flat prior), so that a prior can pick a count
-    where the evidence leaves several open, never make one trusted."""
+    where the evidence leaves several open, never make one trusted. A `previous` count (index: the same stack's
+    last reading) stays where its posterior is at least HOLD_SHARE of the likeliest's: evidence that leaves both
+    open does not flip a stack at rest from one to the other."""
     posterior = count_posterior(log_likelihood, log_prior)
     best = int(np.argmax(posterior))
+    if previous is not None and 0 <= previous < len(posterior) and posterior[previous] >= HOLD_SHARE * posterior[best]:
+        best = previous
     confidence = min(float(posterior[best]), float(count_posterior(log_likelihood)[best]))
     return best, float(np.clip(confidence, 0.0, 1.0))
 

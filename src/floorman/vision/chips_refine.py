@@ -240,15 +240,17 @@ def silhouette_log_likelihood(camera: TableCamera, silhouette: Silhouette, *, th
 
 
 def silhouette_fit(camera: TableCamera, silhouette: Silhouette, log_likelihood: FloatArray, *, thickness_mm: float,
-                   log_prior: Sequence[float] = ()) -> StackFit:
-    """The stack read from its silhouette: the count from `log_likelihood` (N,) under `log_prior`, the base where
-    the silhouette's base lies (on `camera`'s felt), the top where its top was seen."""
+                   log_prior: Sequence[float] = (), previous: int | None = None) -> StackFit:
+    """The stack read from its silhouette: the count from `log_likelihood` (N,) under `log_prior` (a `previous`
+    count held as `count_choice` holds it), the base where the silhouette's base lies (on `camera`'s felt), the top
+    where its top was seen."""
     max_count = len(log_likelihood)
     base_mm = camera.to_plane(silhouette.base_px[None, :], z=0.0)[0]
     uv = camera.project(_axis_points(base_mm, thickness_mm=thickness_mm, max_count=max_count))
     predicted = uv[1:] - uv[0]
     steps = np.linalg.norm(np.gradient(predicted, axis=0), axis=1) if max_count > 1 else np.zeros(1)
-    best, confidence = count_choice(np.asarray(log_likelihood, dtype=np.float64), log_prior)
+    best, confidence = count_choice(np.asarray(log_likelihood, dtype=np.float64), log_prior,
+                                    previous=None if previous is None else previous - 1)
     residual = float(np.linalg.norm(silhouette.top_px - silhouette.base_px - predicted[best]))
     return StackFit(base_mm=(float(base_mm[0]), float(base_mm[1])), count=best + 1,
                     count_confidence=confidence, px_per_chip=float(steps[best]),

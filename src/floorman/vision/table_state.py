@@ -25,12 +25,13 @@ from floorman.vision.calibration import Calibration
 from floorman.vision.chips import ChipReading, ChipRecogniser, StackEvidence
 from floorman.vision.chips_geometry import Box, TableCamera
 from floorman.vision.detections import Detections
-from floorman.vision.detector import Detector, Image
+from floorman.vision.detector import Detector, Image, box_iou
 from floorman.vision.tracking import TableTracker
 
 logger = logging.getLogger(__name__)
 
 _SAME_CROP = 3.0  # mean absolute difference (8-bit levels) under which a chip's pixels count as unchanged
+_SAME_PLACE_IOU = 0.6  # a chip box overlapping one of the previous frame this much is the same stack (moved a pixel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +141,9 @@ class TableStateBuilder:
         """Chip readings by detection index. A box where the previous frame had the same box (to the pixel) over
         the same pixels (mean difference under _SAME_CROP levels) keeps that frame's reading: a stack at rest is
         read once. The others are read together, with the evidence of those at rest (`ChipRecogniser.read_frame`:
-        the frame's stacks tell an assumed camera's height)."""
+        the frame's stacks tell an assumed camera's height), each given the previous frame's reading of the box it
+        overlaps most (IoU >= _SAME_PLACE_IOU) as its `previous`: a box moved by a pixel keeps its count where the
+        evidence leaves it open."""
         cache: dict[tuple[int, int, int, int], tuple[Image, ChipReading, StackEvidence]] = {}
         readings: dict[int, ChipReading] = {}
         fresh: list[tuple[int, tuple[int, int, int, int], Image, StackEvidence]] = []
@@ -155,7 +158,14 @@ class TableStateBuilder:
             else:
                 fresh.append((i, key, crop.copy(), self.chips.evidence(image, box)))
         resting = [entry[2] for entry in cache.values()]
-        read = self.chips.read_evidence(image, [entry[3] for entry in fresh], context=resting)
+        last = list(self._chip_cache)
+        last_boxes = np.array(last, dtype=np.float32).reshape(-1, 4)
+        hints: list[ChipReading | None] = []
+        for entry in fresh:
+            overlaps = box_iou(np.array(entry[3].box, dtype=np.float32), last_boxes)[0] if last else np.zeros(1)
+            near = int(np.argmax(overlaps))
+            hints.append(self._chip_cache[last[near]][1] if overlaps[near] >= _SAME_PLACE_IOU else None)
+        read = self.chips.read_evidence(image, [entry[3] for entry in fresh], context=resting, previous=hints)
         for (i, key, crop, evidence), reading in zip(fresh, read, strict=True):
             readings[i] = reading
             cache[key] = (crop, reading, evidence)
