@@ -10,6 +10,7 @@ import pytest
 
 from floorman.core.cards import Card
 from floorman.core.chips import ChipSet
+from floorman.core.errors import ConfigError
 from floorman.core.layout import TableLayout
 from floorman.datasets.camera import Camera
 from floorman.datasets.render import Renderer
@@ -132,3 +133,89 @@ def test_train_cards_takes_the_chip_options_and_names_a_bad_share(capsys: pytest
     with pytest.raises(SystemExit):
         build_parser().parse_args(["models", "train-cards", "--chip-share", "1.5"])
     assert "--chip-share: expected a number from 0 to 1, got '1.5'" in capsys.readouterr().err
+
+
+def _trained_looking_net(spec: PatchSpec, seed: int) -> torch.nn.Module:
+    """A CardNet whose batch norms hold statistics and scales other than their defaults (as after training)."""
+    torch.manual_seed(seed)
+    net = cards_train.CardNet(spec)
+    with torch.no_grad():
+        for norm in (m for m in net.features if isinstance(m, torch.nn.BatchNorm2d)):
+            norm.running_mean.normal_(0.0, 0.5)
+            norm.running_var.uniform_(0.5, 2.0)
+            norm.weight.uniform_(0.5, 1.5)
+            norm.bias.normal_(0.0, 0.3)
+    return net.eval()
+
+
+@pytest.mark.train
+def test_an_exported_net_loads_back_computing_the_same(tmp_path: Path) -> None:
+    spec = PatchSpec()
+    net = _trained_looking_net(spec, 0)
+    path = cards_train.export_onnx(net, tmp_path / "cards.onnx", spec=spec)
+    patches = torch.rand(24, 3, spec.height, spec.width, generator=torch.Generator().manual_seed(1)) * 255.0
+    loaded = cards_train.CardNet(spec)
+    cards_train.load_onnx_weights(loaded, path, patches=patches)
+    with torch.no_grad():
+        for want, got in zip(net(patches), loaded.eval()(patches), strict=True):
+            assert torch.allclose(want, got, atol=1e-4, rtol=1e-4)
+        # the norms hold the statistics of these patches: training mode (dropout aside) normalises them alike
+        for model, alike in ((loaded, True), (net, False)):
+            want = model.eval()(patches)[0]
+            model.train()
+            model.hidden.eval()
+            assert torch.allclose(model(patches)[0], want, atol=1e-3, rtol=1e-3) == alike
+
+
+@pytest.mark.train
+def test_loading_a_model_of_another_shape_names_the_file(tmp_path: Path) -> None:
+    small = PatchSpec(width=32, height=48)
+    path = cards_train.export_onnx(_trained_looking_net(small, 2), tmp_path / "small.onnx", spec=small)
+    spec = PatchSpec()
+    with pytest.raises(ConfigError, match=r"small\.onnx.*expected an exported CardNet"):
+        cards_train.load_onnx_weights(cards_train.CardNet(spec), path,
+                                      patches=torch.zeros(2, 3, spec.height, spec.width))
+
+
+@pytest.mark.train
+def test_shrinking_blurs_the_asked_share_of_patches_to_a_small_cards_pixels() -> None:
+    spec = PatchSpec()
+    ys, xs = torch.meshgrid(torch.arange(spec.height), torch.arange(spec.width), indexing="ij")
+    stripes = ((xs + ys) % 2 * 255.0).float().expand(200, 3, spec.height, spec.width)  # 1-px detail
+    out = cards_train._shrink(stripes, torch.Generator().manual_seed(0), share=0.5)
+    changed = (out - stripes).abs().amax(dim=(1, 2, 3)) > 1.0
+    assert 70 <= int(changed.sum()) <= 130
+    assert float(out[changed].std()) < 0.5 * float(stripes.std())  # the pixel-wide stripes averaged away
+    assert torch.equal(out[~changed], stripes[~changed])
+    assert torch.equal(cards_train._shrink(stripes, torch.Generator().manual_seed(0), share=0.0), stripes)
+    plain = torch.full((4, 3, spec.height, spec.width), 200.0)  # a flat patch stays flat
+    assert torch.allclose(cards_train._shrink(plain, torch.Generator().manual_seed(3), share=1.0), plain)
+
+
+def test_train_cards_takes_a_starting_model_and_a_learning_rate(tmp_path: Path) -> None:
+    from floorman.cli import build_parser
+
+    args = build_parser().parse_args(["models", "train-cards", "--init", str(tmp_path / "a.onnx"), "--lr", "3e-4",
+                                      "--small-share", "0.2"])
+    assert (args.init, args.lr, args.small_share) == (tmp_path / "a.onnx", 3e-4, 0.2)
+    defaults = build_parser().parse_args(["models", "train-cards"])
+    assert (defaults.init, defaults.lr, defaults.small_share) == (None, 3e-3, 0.0)
+    assert cards_train.CardTrainConfig().init is None  # the shipped recipe trains from scratch
+    with pytest.raises(ValueError, match=r"expected small_share from 0 to 1, got 1\.5"):
+        cards_train.CardTrainConfig(small_share=1.5)
+
+
+def test_composites_of_small_cards_are_blurrier_and_cached_apart(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = PatchSpec()
+
+    def detail(widths: tuple[float, float]) -> float:
+        rng = np.random.default_rng(7)  # the same cards, designs and covers at both sizes
+        patches = [composite_sample(rng, spec=spec, widths=widths)[0] for _ in range(6)]
+        return float(np.mean([cv2.Laplacian(cv2.cvtColor(p, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var() for p in patches]))
+
+    assert detail((40.0, 40.0)) < 0.5 * detail((200.0, 200.0))
+    monkeypatch.setattr("floorman.models.cards_data.COMPOSITE_CHUNK", 2)
+    small = build_composites(tmp_path, seed=3, count=2, spec=spec, chips=True, widths=(36.0, 80.0))
+    usual = build_composites(tmp_path, seed=3, count=2, spec=spec, chips=True)
+    assert [p.name for p in small + usual] == ["composite_chips_w36-80_3_0000.npz", "composite_chips_3_0000.npz"]

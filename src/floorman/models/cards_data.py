@@ -41,6 +41,7 @@ CHUNK = 25  # frames per cache file
 MIN_VISIBLE = 0.55
 MIN_WIDTH_PX = 18.0
 NEGATIVES_PER_FRAME = 3
+COMPOSITE_WIDTHS = (22.0, 260.0)  # composite cards' widths in px (log-uniform)
 _JITTER = (0.015, 0.04)  # corner jitter, fraction of the card width: a good and a rough outline
 
 Image = npt.NDArray[np.uint8]
@@ -182,14 +183,16 @@ def _placed(face: Image, *, width_px: float, angle: float, centre: tuple[float, 
     return np.asarray(matrix, dtype=np.float32)
 
 
-def composite_sample(rng: np.random.Generator, *, spec: PatchSpec, chips: bool = False) -> tuple[Image, int, int]:
-    """One card face pasted on a plain table at a random size and angle, maybe partly under another card or a
-    round blob (a chip, a fingertip), or with `chips` a casino chip lying on it, through the camera effects;
-    its jittered outline warped to the patch. Returns the patch and the rank and suit ids."""
+def composite_sample(rng: np.random.Generator, *, spec: PatchSpec, chips: bool = False,
+                     widths: tuple[float, float] = COMPOSITE_WIDTHS) -> tuple[Image, int, int]:
+    """One card face pasted on a plain table at a random size (`widths` px wide, log-uniform) and angle, maybe
+    partly under another card or a round blob (a chip, a fingertip), or with `chips` a casino chip lying on
+    it, through the camera effects; its jittered outline warped to the patch. Returns the patch and the rank
+    and suit ids."""
     deck = full_deck()
     card = deck[int(rng.integers(len(deck)))]
     face = card_face(card, design=int(rng.integers(N_DECK_DESIGNS)), px_per_mm=_FACE_PPM)
-    width_px = float(np.exp(rng.uniform(np.log(22.0), np.log(260.0))))
+    width_px = float(np.exp(rng.uniform(np.log(widths[0]), np.log(widths[1]))))
     side = int(width_px * 2.2) + 8
     canvas = np.empty((side, side, 3), dtype=np.uint8)
     canvas[:] = _TABLE_BGR[int(rng.integers(len(_TABLE_BGR)))]
@@ -276,22 +279,26 @@ def _chip_on(canvas: Image, rng: np.random.Generator, *, corners: FloatArray, wi
 COMPOSITE_CHUNK = 500  # composite patches per cache file
 
 
-def build_composites(cache: Path, *, seed: int, count: int, spec: PatchSpec, chips: bool = False) -> list[Path]:
-    """`count` composite patches (rounded up to whole chunks; with `chips`, casino chips among the covers),
-    chunk k drawn from seed (`seed`, k) and cached as its own file (skipped when saved)."""
-    return [_composite_chunk(cache, seed=seed, chunk=k, spec=spec, chips=chips)
+def build_composites(cache: Path, *, seed: int, count: int, spec: PatchSpec, chips: bool = False,
+                     widths: tuple[float, float] = COMPOSITE_WIDTHS) -> list[Path]:
+    """`count` composite patches (rounded up to whole chunks; with `chips`, casino chips among the covers;
+    cards `widths` px wide), chunk k drawn from seed (`seed`, k) and cached as its own file (skipped when
+    saved; other widths than `COMPOSITE_WIDTHS` are named in the file name)."""
+    return [_composite_chunk(cache, seed=seed, chunk=k, spec=spec, chips=chips, widths=widths)
             for k in range(-(-count // COMPOSITE_CHUNK))]
 
 
-def _composite_chunk(cache: Path, *, seed: int, chunk: int, spec: PatchSpec, chips: bool) -> Path:
-    path = cache / f"composite{'_chips' if chips else ''}_{seed}_{chunk:04d}.npz"
+def _composite_chunk(cache: Path, *, seed: int, chunk: int, spec: PatchSpec, chips: bool,
+                     widths: tuple[float, float]) -> Path:
+    sized = "" if widths == COMPOSITE_WIDTHS else f"_w{widths[0]:g}-{widths[1]:g}"
+    path = cache / f"composite{'_chips' if chips else ''}{sized}_{seed}_{chunk:04d}.npz"
     if path.is_file():
         return path
     cache.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng([seed, chunk, 11])
     patches, ranks, suits = [], [], []
     for _ in range(COMPOSITE_CHUNK):
-        patch, rank, suit = composite_sample(rng, spec=spec, chips=chips)
+        patch, rank, suit = composite_sample(rng, spec=spec, chips=chips, widths=widths)
         patches.append(patch)
         ranks.append(rank)
         suits.append(suit)

@@ -7,7 +7,9 @@ button, and off outlines). It standardises each patch itself (exposure and white
 exported graph takes raw pixels. Training draws each batch from the patch cache (`cards_data`) with
 augmentation: the card turned 180 degrees (indices sit in opposite corners), exposure, white balance, noise,
 blur and a covering blob on part of the card; optionally (`chip_share`) a casino chip lying on the card, over
-its pips or an index. Runs on one CPU thread by default; on CUDA when present.
+its pips or an index, or (`small_share`) the patch shrunk to a small card's pixels. Runs on one CPU thread by
+default; on CUDA when present. With `init` it starts from an exported model's weights (`load_onnx_weights`: no
+PyTorch checkpoint is kept), to fine-tune it at a lower learning rate.
 
 The ONNX model carries its patch geometry as metadata (`floorman_patch`: "64,88,2"), which
 `floorman.vision.cards_cnn` reads, so training and inference cut patches alike.
@@ -27,6 +29,7 @@ import torch
 from torch import nn
 from torch.nn import functional
 
+from floorman.core.errors import ConfigError
 from floorman.models.cards_data import (
     CHIP_TO_CARD,
     RANK_CODES,
@@ -44,6 +47,8 @@ logger = logging.getLogger(__name__)
 PATCH_KEY = "floorman_patch"
 CLASSES_KEY = "floorman_classes"
 _PLAN_AFTER = 20  # a time-limited run plans its schedule after this many steps, and again every as many
+SMALL_COMPOSITE_WIDTHS = (36.0, 80.0)  # `small_composites`: the cards the classifier misreads most
+SMALL_WIDTHS = (36, 60)  # `_shrink`: the patch widths (px) of cards 36-60 px wide, drawn uniformly
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "vision" / "data" / "card_classifier.onnx"
 
 
@@ -66,12 +71,18 @@ class CardTrainConfig:
     threads: int = 1
     train_seed: int = 0
     chip_share: float = 0.0  # patches given a chip lying on them in training (`augment`); 0.3 tried, see the card
+    small_share: float = 0.0  # patches shrunk to a small card's pixels and back (`augment`)
+    init: Path | None = None  # start from this exported model's weights (`load_onnx_weights`) instead of at random
     composite_chips: bool = False  # casino chips among the composites' covers (`cards_data.composite_sample`)
+    small_composites: int = 0  # more composites, of cards SMALL_COMPOSITE_WIDTHS px wide, chips among the covers
     out: Path = DEFAULT_OUT
 
     def __post_init__(self) -> None:
         if self.frames <= self.val_frames or self.val_frames < 0:
             raise ValueError(f"expected frames > val_frames >= 0, got {self.frames} and {self.val_frames}")
+        for name, share in (("chip_share", self.chip_share), ("small_share", self.small_share)):
+            if not 0.0 <= share <= 1.0:
+                raise ValueError(f"expected {name} from 0 to 1, got {share}")
         if self.minutes <= 0 or self.batch < 1 or self.threads < 1 or (self.steps is not None and self.steps < 1):
             raise ValueError(f"expected positive minutes, batch and threads, got {self.minutes}, {self.batch}, "
                              f"{self.threads}")
@@ -117,15 +128,17 @@ class _Exported(nn.Module):
 
 
 def augment(batch: torch.Tensor, generator: torch.Generator, *, chips: torch.Tensor | None = None,
-            chip_share: float = 0.0) -> torch.Tensor:
+            chip_share: float = 0.0, small_share: float = 0.0) -> torch.Tensor:
     """(N, 3, H, W) float 0..255: random 180-degree turn, a chip from `chips` (`chip_bank`) lying on a share
-    `chip_share` of the patches, exposure and white balance, blur, noise, and one covering blob (a flat
-    colour) over part of one in three patches."""
+    `chip_share` of the patches, a share `small_share` shrunk to a small card's pixels (`_shrink`), exposure
+    and white balance, blur, noise, and one covering blob (a flat colour) over part of one in three patches."""
     n = batch.shape[0]
     turn = torch.rand(n, generator=generator) < 0.5
     batch = torch.where(turn[:, None, None, None], batch.flip(2, 3), batch)
     if chips is not None and chip_share > 0.0:
         batch = _lay_chips(batch, generator, chips=chips, share=chip_share)
+    if small_share > 0.0:
+        batch = _shrink(batch, generator, share=small_share)
     gain = torch.exp(torch.randn(n, 1, 1, 1, generator=generator) * 0.25)
     balance = 1.0 + torch.randn(n, 3, 1, 1, generator=generator) * 0.08
     offset = torch.randn(n, 1, 1, 1, generator=generator) * 15.0
@@ -176,6 +189,18 @@ def _lay_chips(batch: torch.Tensor, generator: torch.Generator, *, chips: torch.
     alpha = chip[:, 3:4] * chosen
     batch = batch * (1.0 - 0.4 * shadow)
     return batch * (1.0 - alpha) + chip[:, :3] * chosen
+
+
+def _shrink(batch: torch.Tensor, generator: torch.Generator, *, share: float) -> torch.Tensor:
+    """A share `share` of the patches area-averaged down to `SMALL_WIDTHS` px wide (one width per batch) and
+    back up bilinearly: what the patch of a card that few pixels wide holds (the warp only interpolates it)."""
+    n, _, h, w = batch.shape
+    low, high = SMALL_WIDTHS
+    width = int(torch.randint(low, high + 1, (1,), generator=generator))
+    small = functional.interpolate(batch, size=(round(h * width / w), width), mode="area")
+    back = functional.interpolate(small, size=(h, w), mode="bilinear", align_corners=False)
+    chosen = (torch.rand(n, generator=generator) < share).view(n, 1, 1, 1)
+    return torch.where(chosen, back, batch)
 
 
 def _cover(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
@@ -251,7 +276,8 @@ def fit(net: CardNet, train: Samples, *, config: CardTrainConfig, device: torch.
         for group in optimizer.param_groups:
             group["lr"] = float(lr)
         pick = order_rng.integers(0, len(train), size=config.batch)
-        batch = augment(_tensor(train.patches[pick]), generator, chips=chips, chip_share=config.chip_share)
+        batch = augment(_tensor(train.patches[pick]), generator, chips=chips, chip_share=config.chip_share,
+                        small_share=config.small_share)
         batch = batch.to(device)
         rank = torch.from_numpy(train.rank[pick]).to(device)
         suit = torch.from_numpy(train.suit[pick]).to(device)
@@ -264,6 +290,51 @@ def fit(net: CardNet, train: Samples, *, config: CardTrainConfig, device: torch.
             logger.info("step %d/%d loss %.3f lr %.5f", step, planned, float(loss.detach()), lr)
     net.to(torch.device("cpu")).eval()
     return step
+
+
+def load_onnx_weights(net: CardNet, path: Path, *, patches: torch.Tensor) -> None:
+    """Load the weights of a CardNet exported by `export_onnx` (the shipped model: no PyTorch checkpoint is
+    kept) into `net`, to train on from there. The exporter folds each batch norm into the convolution before it,
+    so every convolution takes the folded kernel and its batch norm the folded bias, and the norm's running
+    statistics become those of the convolution's output over `patches` (a sample of training patches) with its
+    scale set to match: in eval mode the net computes what the ONNX model computes, and in training the batch
+    statistics start near the running ones."""
+    import onnx  # export tooling of the `train` extra
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    weights = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy()) for t in model.graph.initializer}
+    convs = [node for node in model.graph.node if node.op_type == "Conv"]
+    layers = [m for m in net.features if isinstance(m, nn.Conv2d)]
+    norms = [m for m in net.features if isinstance(m, nn.BatchNorm2d)]
+    heads = {name.removeprefix("net."): value for name, value in weights.items() if name.startswith("net.")}
+    expected = {name: value for name, value in net.state_dict().items() if not name.startswith("features.")}
+    shapes = [tuple(weights[node.input[1]].shape) for node in convs]
+    if shapes != [tuple(layer.weight.shape) for layer in layers] or heads.keys() != expected.keys() or any(
+            heads[name].shape != value.shape for name, value in expected.items()):
+        raise ConfigError(f"expected an exported CardNet in {path}, got convolutions {shapes} and layers "
+                          f"{sorted(heads)}", source=str(path), field="init")
+    net.load_state_dict(heads, strict=False)
+    outputs: list[torch.Tensor] = []
+    hooks = [layer.register_forward_hook(lambda _m, _i, out: outputs.append(out)) for layer in layers]
+    biases = [weights[node.input[2]] for node in convs]
+    with torch.no_grad():
+        for node, layer, norm, bias in zip(convs, layers, norms, biases, strict=True):
+            layer.weight.copy_(weights[node.input[1]])
+            zero = torch.zeros_like(bias)
+            _set_norm(norm, mean=zero, var=zero + 1.0 - norm.eps, bias=bias)
+        net.eval()
+        net(patches)  # each norm passes its input on plus the bias: the outputs are the ONNX model's
+        for out, norm, bias in zip(outputs, norms, biases, strict=True):
+            _set_norm(norm, mean=out.mean(dim=(0, 2, 3)), var=out.var(dim=(0, 2, 3), unbiased=False), bias=bias)
+    for hook in hooks:
+        hook.remove()
+
+
+def _set_norm(norm: nn.BatchNorm2d, *, mean: torch.Tensor, var: torch.Tensor, bias: torch.Tensor) -> None:
+    """`norm` with running statistics `mean` and `var`, scaled to pass its input on plus `bias` in eval mode."""
+    norm.load_state_dict({"weight": torch.sqrt(var + norm.eps), "bias": bias + mean, "running_mean": mean,
+                          "running_var": var}, strict=False)
 
 
 def _export(net: CardNet, dummy: torch.Tensor, path: Path) -> None:
@@ -282,6 +353,7 @@ def export_onnx(net: CardNet, path: Path, *, spec: PatchSpec) -> Path:
     with warnings.catch_warnings():  # the TorchScript exporter is deprecated but needs no onnxscript
         warnings.simplefilter("ignore", DeprecationWarning)
         _export(net, dummy, path)
+    net.eval()  # the exporter restores the wrapper's training mode, and with it the net's
     model = onnx.load(str(path))
     for key, value in ((PATCH_KEY, f"{spec.width},{spec.height},{spec.supersample}"),
                        (CLASSES_KEY, ",".join(RANK_CODES) + ";" + ",".join(SUIT_CODES))):
@@ -304,10 +376,17 @@ def train_cards(config: CardTrainConfig) -> tuple[Path, Evaluation]:
     if config.composites:
         train_paths += build_composites(config.cache, seed=config.composite_seed, count=config.composites, spec=spec,
                                         chips=config.composite_chips)
+    if config.small_composites:  # their own seed, so that the composites above stay those of the shipped recipe
+        train_paths += build_composites(config.cache, seed=config.composite_seed + 1, count=config.small_composites,
+                                        spec=spec, chips=True, widths=SMALL_COMPOSITE_WIDTHS)
     train = load_cache(train_paths, spec=spec)
     val = load_cache(val_paths, spec=spec)
     logger.info("training on %d patches (%d faces), validating on %d", len(train), int(train.is_face.sum()), len(val))
     net = CardNet(spec)
+    if config.init is not None:
+        sample = np.random.default_rng(config.train_seed).choice(len(train), size=min(len(train), 1024), replace=False)
+        load_onnx_weights(net, config.init, patches=_tensor(train.patches[np.sort(sample)]))
+        logger.info("starting from %s: held-out card accuracy %.4f", config.init, evaluate(net, val).card_accuracy)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     steps = fit(net, train, config=config, device=device)
     result = evaluate(net, val)

@@ -108,6 +108,13 @@ def _register_train_cards(sub: argparse._SubParsersAction[argparse.ArgumentParse
     cards.add_argument("--chip-share", type=_share, default=0.0, help="share of training patches given a casino chip "
                        "lying on the card (0-1; 0 in the shipped recipe: 0.15 and 0.3 measured worse)")
     cards.add_argument("--composite-chips", action="store_true", help="casino chips among the composites' covers")
+    cards.add_argument("--small-composites", type=int, default=0, help="more composite patches, of cards 36-80 px "
+                       "wide with chips among the covers (seed --composite-seed + 1; 0 in the shipped recipe)")
+    cards.add_argument("--small-share", type=_share, default=0.0, help="share of training patches shrunk to the "
+                       "pixels of a card 36-60 px wide and back (0-1; 0 in the shipped recipe)")
+    cards.add_argument("--init", type=Path, help="start from this exported classifier's weights (fine-tune) "
+                       "instead of at random")
+    cards.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (warm-up, then a cosine to 0)")
     cards.set_defaults(handler=run_train_cards)
 
 
@@ -128,7 +135,9 @@ def run_train_cards(args: argparse.Namespace) -> int:
                              composites=args.composites, composite_seed=args.composite_seed,
                              render_workers=args.render_workers, minutes=args.minutes, steps=args.steps,
                              threads=args.threads, chip_share=args.chip_share,
-                             composite_chips=args.composite_chips, out=args.out or DEFAULT_OUT)
+                             composite_chips=args.composite_chips, small_composites=args.small_composites,
+                             small_share=args.small_share, init=args.init,
+                             lr=args.lr, out=args.out or DEFAULT_OUT)
     path, result = train_cards(config)
     sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB); held-out card accuracy "
                      f"{result.card_accuracy:.4f} on {result.faces} faces, face/not-face {result.face_accuracy:.4f}\n")
