@@ -176,3 +176,14 @@ def test_a_chip_box_moved_a_pixel_is_read_with_its_previous_reading(
     moved = readings[tuple(round(v - 1.0) for v in detections.xyxy[chip])]
     assert len(hints[1] or []) == 2 and hints[1] is not None and hints[1][1] is None
     assert hints[1][0] is not None and hints[1][0].denominations == moved.denominations
+
+
+def test_same_place_readings_pairs_a_box_moved_a_pixel_with_its_last_reading() -> None:
+    from floorman.vision.chips import ChipReading
+    from floorman.vision.table_state import same_place_readings
+
+    before = ChipReading(denominations=(100,) * 7, confidence=0.9, count_confidence=0.4)
+    last = [((100.0, 100.0, 140.0, 150.0), before)]
+    moved, far = (101.0, 100.0, 141.0, 151.0), (300.0, 100.0, 340.0, 150.0)
+    assert same_place_readings([moved, far], last) == [before, None]
+    assert same_place_readings([moved], []) == [None]

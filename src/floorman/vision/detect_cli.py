@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -25,9 +25,11 @@ from floorman.core.layout import TableLayout
 from floorman.vision.calibration import Calibration
 from floorman.vision.cards import recognise_card
 from floorman.vision.chips import ChipReading, ChipRecogniser
+from floorman.vision.chips_geometry import Box
 from floorman.vision.cli import load_layout
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, create_detector, parse_levels
+from floorman.vision.table_state import same_place_readings
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"})
@@ -209,18 +211,22 @@ def read_cards(image: Image, detections: Detections, *, names: dict[int, str], m
     return identities
 
 
-def read_chips(image: Image, detections: Detections, *, names: dict[int, str],
-               recogniser: ChipRecogniser) -> dict[int, ChipReading]:
-    """The chip recogniser on every `chip` box, by detection index (read together: `ChipRecogniser.read_frame`)."""
+def read_chips(image: Image, detections: Detections, *, names: dict[int, str], recogniser: ChipRecogniser,
+               last: Sequence[tuple[Box, ChipReading]] = ()) -> dict[int, ChipReading]:
+    """The chip recogniser on every `chip` box, by detection index (read together: `ChipRecogniser.read_frame`).
+    `last`: the previous video frame's boxes and readings; a stack at the same place keeps its count where the
+    evidence leaves it open (`table_state.same_place_readings`)."""
     indices: list[int] = []
-    boxes: list[tuple[float, float, float, float]] = []
+    boxes: list[Box] = []
     for i in range(len(detections)):
         if names.get(int(detections.class_id[i])) == "chip":
             x1, y1, x2, y2 = (float(v) for v in detections.xyxy[i])
             if x2 - x1 >= 2 and y2 - y1 >= 2:
                 indices.append(i)
                 boxes.append((x1, y1, x2, y2))
-    return dict(zip(indices, recogniser.read_frame(image, boxes), strict=True))
+    evidence = [recogniser.evidence(image, box) for box in boxes]
+    read = recogniser.read_evidence(image, evidence, previous=same_place_readings(boxes, last))
+    return dict(zip(indices, read, strict=True))
 
 
 def report(detections: Detections, *, names: dict[int, str], source: str, frame: int | None,
@@ -304,9 +310,12 @@ def run_detect(args: argparse.Namespace) -> int:
     recogniser = _chip_recogniser(args, placement)
     if args.annotate is not None:
         args.annotate.mkdir(parents=True, exist_ok=True)
+    last: list[tuple[Box, ChipReading]] = []  # the previous video frame's chip boxes and readings
     for source, frame_index, image in frames(args.source, every=max(1, args.every), max_frames=args.max_frames):
         detections = detector.detect(image)
-        chips = read_chips(image, detections, names=detector.names, recogniser=recogniser)
+        chips = read_chips(image, detections, names=detector.names, recogniser=recogniser,
+                           last=last if frame_index is not None else ())
+        last = [(_box_of(detections, i), reading) for i, reading in chips.items()]
         zones = None
         if placement is not None:
             layout, calibration = placement
@@ -326,6 +335,11 @@ def run_detect(args: argparse.Namespace) -> int:
             stem = Path(source).stem if frame_index is None else f"{Path(source).stem}_{frame_index:06d}"
             cv2.imwrite(str(args.annotate / f"{stem}.jpg"), annotate(image, result))
     return 0
+
+
+def _box_of(detections: Detections, i: int) -> Box:
+    x1, y1, x2, y2 = (float(v) for v in detections.xyxy[i])
+    return x1, y1, x2, y2
 
 
 def _chip_recogniser(args: argparse.Namespace, placement: tuple[TableLayout, Calibration] | None) -> ChipRecogniser:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +32,21 @@ logger = logging.getLogger(__name__)
 
 _SAME_CROP = 3.0  # mean absolute difference (8-bit levels) under which a chip's pixels count as unchanged
 _SAME_PLACE_IOU = 0.6  # a chip box overlapping one of the previous frame this much is the same stack (moved a pixel)
+
+
+def same_place_readings(boxes: Sequence[Box], last: Sequence[tuple[Box, ChipReading]]) -> list[ChipReading | None]:
+    """For each chip box, the last frame's reading of the box it overlaps most, when that overlap reaches
+    `_SAME_PLACE_IOU` (the same stack, its box moved by a pixel), else None: the `previous` of
+    `ChipRecogniser.read_evidence`."""
+    if not last:
+        return [None] * len(boxes)
+    last_boxes = np.array([box for box, _ in last], dtype=np.float32).reshape(-1, 4)
+    hints: list[ChipReading | None] = []
+    for box in boxes:
+        overlaps = box_iou(np.array(box, dtype=np.float32), last_boxes)[0]
+        near = int(np.argmax(overlaps))
+        hints.append(last[near][1] if overlaps[near] >= _SAME_PLACE_IOU else None)
+    return hints
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,13 +173,8 @@ class TableStateBuilder:
             else:
                 fresh.append((i, key, crop.copy(), self.chips.evidence(image, box)))
         resting = [entry[2] for entry in cache.values()]
-        last = list(self._chip_cache)
-        last_boxes = np.array(last, dtype=np.float32).reshape(-1, 4)
-        hints: list[ChipReading | None] = []
-        for entry in fresh:
-            overlaps = box_iou(np.array(entry[3].box, dtype=np.float32), last_boxes)[0] if last else np.zeros(1)
-            near = int(np.argmax(overlaps))
-            hints.append(self._chip_cache[last[near]][1] if overlaps[near] >= _SAME_PLACE_IOU else None)
+        hints = same_place_readings([entry[3].box for entry in fresh],
+                                    [(key, entry[1]) for key, entry in self._chip_cache.items()])
         read = self.chips.read_evidence(image, [entry[3] for entry in fresh], context=resting, previous=hints)
         for (i, key, crop, evidence), reading in zip(fresh, read, strict=True):
             readings[i] = reading
