@@ -178,3 +178,13 @@ def test_burn_card_error_after_taps_facing_a_bet_read_unsure_the_dealer_deals_on
                  stream.card("board", card="2C"), stream.card("board", card="7D"), stream.card("board", card="KH"))
     assert raised(alerts) == [("E4", None)]
     assert not checker.state.hand_over
+
+
+def test_a_seat_folded_by_an_unsure_tap_that_pushes_again_is_still_in_the_hand() -> None:
+    """A player does not push chips after folding: the tap read as a fold facing a bet read unsure was a check."""
+    checker, stream, start = table("ggc")
+    push = [e.model_copy(update={"confidence": 0.05}) if e.type == "chips_pushed" else e for e in stream.push(4, 600)]
+    run(checker, start, push, stream.tap(1))
+    assert 1 not in checker.state.seats_in_hand
+    run(checker, stream.push(1, 600))
+    assert 1 in checker.state.seats_in_hand

@@ -318,6 +318,14 @@ class HandState:
                 self._board_card(event.card)
         return done
 
+    def _acts_again(self, seat: int) -> None:
+        """A seat folded only by a tap read unsure (facing a bet the camera could not count) that pushes chips or
+        taps again is still in the hand: that tap was a check."""
+        state = self._seats.get(seat)
+        if state is not None and state.in_hand and state.folded and state.fold_confidence < self.sure_fold:
+            state.folded, state.fold_confidence = False, 1.0
+            logger.info("table %s seat %s acts again; its unsure fold was a check", self.table_id, seat)
+
     def _dealer_goes_on(self) -> None:
         """A burn or board card from the stub while the hand is over only by folds read unsure (taps facing bets
         the camera could not count): the dealer, who saw the table, deals on, so the hand is not over; those taps
@@ -351,6 +359,7 @@ class HandState:
         done: list[HandAction] = []
         if self._pending is not None and (self._pending.seat != event.seat or event.trip == 1):
             done = self._finish_pending()
+        self._acts_again(event.seat)
         if self._pending is None:
             actor = self.actor
             self._pending = _Pending(seat=event.seat, seq=event.seq, t=event.t, frame=event.frame,
@@ -379,6 +388,7 @@ class HandState:
     def _on_tap(self, event: EventBase) -> list[HandAction]:
         assert isinstance(event, Tap)
         done = self._finish_pending()
+        self._acts_again(event.seat)
         return done + self._act_without_chips(event.seat, fold=None, seq=event.seq, t=event.t, frame=event.frame,
                                               sure=event.confidence)
 
