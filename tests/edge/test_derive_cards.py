@@ -185,3 +185,37 @@ def test_a_folded_card_lost_in_the_muck_pile_still_counts_there(deriver: EventDe
     muck = [e.model_dump()["face_down"] for e in events if e.model_dump()["type"] == "zone_cards"
             and e.model_dump()["zone"] == "muck"]
     assert muck and muck[-1] == 2
+
+
+def fly_onto_the_pile(scene: Scene, deriver: EventDeriver, *, track: int) -> list[EventBase]:
+    """A face-down card leaves the stub for the muck pile and, as it lands, is seen only as part of the pile's box
+    (its own box is lost there)."""
+    events: list[EventBase] = []
+    for x in (-100.0, -40.0, 40.0):
+        zone = LAYOUT.zone_names_at(np.array([[x, -400.0]]))[0]
+        scene.cards[track] = card(zone, track=track, at=(x, -400.0))
+        events += run(deriver, scene.frames(1))
+    scene.cards[track] = card("muck", track=track, at=centre("muck", 10))
+    events += run(deriver, scene.frames(1))
+    del scene.cards[track]
+    return events + run(deriver, scene.frames(30))
+
+
+def test_a_burn_lost_in_the_muck_pile_as_it_lands_is_dealt(deriver: EventDeriver) -> None:
+    # From video a burn landing on the muck pile merges with the pile's box before it rests: it never settles in
+    # the muck on its own, and the flop then looked burnless (a false E4 on a fresh scenario, session 8).
+    scene = with_stub()
+    scene.cards[2] = card("muck", track=2)
+    run(deriver, scene.frames(10))
+    assert dealt(fly_onto_the_pile(scene, deriver, track=30)) == [("muck", None)]
+
+
+def test_no_burn_is_taken_from_the_pile_while_a_fold_lands(deriver: EventDeriver) -> None:
+    # Seat 1's cards leave its hole zone, and a card slid past the stub is lost in the pile: that is the fold.
+    scene = with_stub()
+    scene.cards[2] = card("muck", track=2)
+    scene.cards[5] = card("hole_1", track=5)
+    run(deriver, scene.frames(10))
+    del scene.cards[5]
+    run(deriver, scene.frames(15))
+    assert dealt(fly_onto_the_pile(scene, deriver, track=30)) == []

@@ -47,6 +47,7 @@ class CardDeriver(ZoneDeriver[CardContent]):
         self._votes: dict[int, dict[str, float]] = {}
         """Per face-up card track: the identities it was read as, each weighted by how sure the reading was."""
         self.absorbed = 0
+        self._folding = -math.inf  # when a seat's hole zone last lost cards
         """Cards that slid onto the muck pile and were lost in it (a fold or a burn landing on the pile is seen as
         the pile's boxes): counted in the muck until the next shuffle."""
 
@@ -88,7 +89,7 @@ class CardDeriver(ZoneDeriver[CardContent]):
     def update(self, state: TableState) -> int:
         """Read the card zones of this frame; returns the number of cards dealt."""
         current, ended = self.tracker.update(state.cards, frame=state.frame, t=state.t, hidden=self._hidden)
-        self.absorbed += sum(1 for track in ended if self._into_muck(track))
+        dealt = self._absorb(ended)
         self._vote(current)
         contents: dict[str, list[Track]] = {name: [] for name in self.zones}
         for track in current:
@@ -113,7 +114,6 @@ class CardDeriver(ZoneDeriver[CardContent]):
         for track in self.tracker.unseen(current):
             if track.zone in contents and self._hidden(track) and not self._is_stub(track):
                 contents[track.zone].append(track)
-        dealt = 0
         for name in self.zones:
             tracks = contents[name]
             settle = self._settle[name]
@@ -121,6 +121,7 @@ class CardDeriver(ZoneDeriver[CardContent]):
             if settle.observe(self._content(name, tracks), state.t):
                 if before is not None and zone_seat(name) is not None and _count(settle.committed) < _count(before):
                     self.hands.confirm(name, holding="cards")  # a fold: the hand did more than pass over its cards
+                    self._folding = state.t
                 dealt += self._commit(name, tracks, announce=not first or bool(tracks))
         return dealt
 
@@ -144,6 +145,28 @@ class CardDeriver(ZoneDeriver[CardContent]):
         if not votes:
             return seen.identity
         return max(votes.items(), key=lambda item: (item[1], item[0] == seen.identity))[0]
+
+    def _absorb(self, ended: list[Track]) -> int:
+        """Count the cards lost in the muck pile (`absorbed`); one that left the stub and never came to rest
+        elsewhere is a burn that landed on the pile: dealt to the muck (returns how many). Not while a fold is
+        landing (a seat's hole cards went within `confirm_window_s`): folded cards slid past the stub to a muck beyond
+        it look like cards leaving it."""
+        burns = 0
+        folding = self._fold_landing()
+        for track in ended:
+            if not self._into_muck(track):
+                continue
+            self.absorbed += 1
+            if FROM_DECK in track.marks and LEFT in track.marks and not track.marks & {PLACED, CONTINUED} \
+                    and not folding:
+                self.out.emit(CardDealt, to_zone="muck", seat=None, face_up=False, card=None)
+                self.dealt_since_shuffle += 1
+                burns += 1
+        return burns
+
+    def _fold_landing(self) -> bool:
+        """Whether a seat's hole cards went within `confirm_window_s`: cards reaching the muck now are that fold."""
+        return self.out.t - self._folding <= self.config.confirm_window_s
 
     def _into_muck(self, track: Track) -> bool:
         """Whether an ended track is a card that came from elsewhere (a hole zone, the stub) and was lost in the muck
