@@ -40,16 +40,18 @@ def test_the_classifier_stays_when_the_index_is_not_sure_of_rank_alone(classifie
     assert (reading.card, reading.source) == (classifier_says, "classifier")
 
 
-@pytest.mark.parametrize(("classifier_says", "index_says", "width_px"), [
-    ("JD", "5D", 104.0),  # a court figure is not counted: the matcher misread the glyph
-    ("2H", "AH", 70.0),  # too narrow to trust the glyph over the pips
+@pytest.mark.parametrize(("classifier_says", "index_says", "width_px", "corners", "index_confidence"), [
+    ("JD", "5D", 104.0, 2, 1.0),  # a court figure is not counted: the matcher misread the glyph
+    ("2H", "AH", 70.0, 1, 0.7),  # too narrow to trust one fixed corner's glyph over the pips (97001: 2H read QH)
+    ("2H", "AH", 70.0, 2, 0.6),  # two corners agreeing, but under `_INDEX_CLEAR`
 ])
-def test_the_index_outvoting_a_court_card_or_a_narrow_one_leaves_it_unread(classifier_says: str, index_says: str,
-                                                                           width_px: float) -> None:
+def test_the_index_outvoting_a_court_card_or_a_narrow_one_leaves_it_unread(
+        classifier_says: str, index_says: str, width_px: float, corners: int, index_confidence: float) -> None:
     """Uncovered cards the matcher misread at 0.7-1.0 (97001/97003): the matcher still wins the vote, but at
     its confidence times one minus the classifier's, under `MIN_CONFIDENCE`: unread rather than wrong."""
     quad = QUAD * np.float32(width_px / CANON_W)
-    index = IndexReading(card=index_says, confidence=1.0, corners_read=2, corners_agreeing=2)
+    index = IndexReading(card=index_says, confidence=index_confidence, corners_read=corners,
+                         corners_agreeing=corners)
     reading = cards._combine((CnnReading(card=classifier_says, confidence=0.75, face=1.0), quad), index, quad)
     assert reading.card == index_says
     assert reading.confidence < MIN_CONFIDENCE
@@ -63,3 +65,21 @@ def test_an_index_read_on_another_outline_does_not_outvote_the_pips() -> None:
     index = IndexReading(card="6H", confidence=0.95, corners_read=2, corners_agreeing=2)
     reading = cards._combine((CnnReading(card="3H", confidence=0.72, face=1.0), QUAD), index, shifted)
     assert reading.confidence < MIN_CONFIDENCE
+
+
+@pytest.mark.parametrize(("width_px", "corners", "searched", "read"), [
+    (82.0, 1, True, True),  # 97001: a 7H under a chip stack, its index found by the search around the corners
+    (75.0, 2, False, True),  # 96051: a 7D read at two fixed corners agreeing
+    (82.0, 1, False, False),  # one fixed corner: too narrow to trust
+    (55.0, 1, True, False),  # under `_INDEX_CLEAR_MIN_PX`
+])
+def test_a_clear_index_outvotes_the_pips_on_narrower_cards(width_px: float, corners: int, searched: bool,
+                                                            read: bool) -> None:
+    """Since session 8 an index read clearly (searched for around the outline's corners, or at two corners
+    agreeing, at `_INDEX_CLEAR` or more) outvotes the classifier's count of pips down to 60 px wide."""
+    quad = QUAD * np.float32(width_px / CANON_W)
+    index = IndexReading(card="7H", confidence=0.66, corners_read=corners, corners_agreeing=corners,
+                         searched=searched)
+    reading = cards._combine((CnnReading(card="8H", confidence=0.49, face=1.0), quad), index, quad)
+    assert reading.card == "7H"
+    assert (reading.confidence >= MIN_CONFIDENCE) == read

@@ -16,7 +16,9 @@ corner positions (either corner of a card in any rotation), each rank glyph and 
 rendered from every simulator deck design (nearest template by cosine similarity, and a linear classifier;
 `data/card_index_templates.npz`, built by `benchmarks/cards.py templates`), red versus black ink a cue for the
 suit; it reads the colour-region outlines that overlap the classifier's outline (`_same_card`: a region merged
-with a neighbour holds the neighbour's index too), then that outline. The two readings are combined
+with a neighbour holds the neighbour's index too), then that outline; disagreeing with the classifier, it also
+searches for the index around each corner of the classifier's outline (`cards_corner`: an outline a few per cent
+off the card puts fixed crops beside the glyphs), kept when of the classifier's suit. The two are combined
 (`_combine`): agreeing, the confidence rises; disagreeing, the classifier wins when fairly sure (it measures far
 better) unless several index corners agree on the matcher's reading, else the more confident, at a lower
 confidence. With `corners` (from a keypoint detector, say) the outline search is skipped.
@@ -35,12 +37,14 @@ import numpy.typing as npt
 
 from floorman.core.cards import Card
 from floorman.vision.cards_cnn import CardClassifier, CnnReading, default_classifier
+from floorman.vision.cards_corner import search_corners
 from floorman.vision.cards_index import (
     CANON_H,
     CANON_W,
     RANK_CODES,
     RED_SUITS,
     SUIT_CODES,
+    IndexFeatures,
     IndexScores,
     IndexTemplates,
     corner_crops,
@@ -77,7 +81,9 @@ _CNN_TRUSTED = 0.5  # a classifier reading this confident wins over a disagreein
 _INDEX_CORNERS_SURE = 3  # an index matcher reading this many agreeing corners
 _INDEX_SURE = 0.9  # at this confidence wins over a disagreeing classifier that is unsure,
 _INDEX_RANK_SURE = 0.6  # and at this one from any corner when the two differ in rank only (one corner: 0.7 at most)
-_INDEX_MIN_PX = 90.0  # on outlines this wide the index matcher may outvote the classifier's count of pips
+_INDEX_MIN_PX = 90.0  # on outlines this wide the index matcher may outvote the classifier's count of pips,
+_INDEX_CLEAR_MIN_PX = 60.0  # on these when it searched for its index or two corners agree, at `_INDEX_CLEAR`
+_INDEX_CLEAR = 0.65  # (one fixed crop alone misreads glyphs below 90 px: a 2H of 74 px read QH at 0.7)
 _SAME_OUTLINE_IOU = 0.75  # and then only when it read its index on an outline overlapping the classifier's this much
 _PIP_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10")
 _RANK_DOUBT = 0.4  # share of the classifier's confidence taken off an index matcher that outvotes it on rank
@@ -106,13 +112,14 @@ class CardReading:
 
 @dataclass(frozen=True)
 class IndexReading:
-    """The card read from one rectified card image: its code (None when no index was read), a confidence, and
-    how many corner indices were read and agreed with it."""
+    """The card read from one rectified card image: its code (None when no index was read), a confidence, how
+    many corner indices were read and agreed with it, and whether they were searched for (`cards_corner`)."""
 
     card: str | None
     confidence: float
     corners_read: int = 0
     corners_agreeing: int = 0
+    searched: bool = False
 
 
 @lru_cache(maxsize=1)
@@ -330,8 +337,10 @@ def rectify(image_bgr: Image, corners: FloatArray) -> Image:
 
 def _read_corner(templates: IndexTemplates, crop: Image, *, on_right: bool) -> IndexScores | None:
     features = index_features(crop, on_right=on_right)
-    if features is None:
-        return None
+    return None if features is None else _score(templates, features)
+
+
+def _score(templates: IndexTemplates, features: IndexFeatures) -> IndexScores:
     scores = templates.score(features)
     if not _RED_CUE[0] <= features.redness <= _RED_CUE[1]:
         is_red = features.redness > _RED_CUE[1]
@@ -365,11 +374,12 @@ def read_rectified(card_bgr: Image, *, templates: IndexTemplates | None = None) 
     The class similarities of every corner read well enough are averaged; each corner also votes for its
     own reading, and a corner that disagrees with the result lowers the confidence."""
     bank = templates if templates is not None else default_templates()
-    corners: list[IndexScores] = []
-    for crop, on_right in corner_crops(card_bgr):
-        scores = _read_corner(bank, crop, on_right=on_right)
-        if scores is not None and scores.quality >= _MIN_QUALITY:
-            corners.append(scores)
+    found = [_read_corner(bank, crop, on_right=on_right) for crop, on_right in corner_crops(card_bgr)]
+    return _reading_of_corners([scores for scores in found if scores is not None])
+
+
+def _reading_of_corners(found: list[IndexScores]) -> IndexReading:
+    corners = [scores for scores in found if scores.quality >= _MIN_QUALITY]
     if not corners:
         return IndexReading(card=None, confidence=0.0)
     mean = IndexScores(rank=np.mean([c.rank for c in corners], axis=0),
@@ -421,6 +431,8 @@ def recognise_card(image_bgr: Any, *, box: Any = None, corners: Any = None, temp
     else:
         outlines = quads if learned is None or corners is not None else _same_card(quads, learned[1])
         index, outline = _best_reading(image, outlines, templates=templates)
+        if learned is not None:
+            index, outline = _searched_reading(image, learned, index=index, outline=outline, templates=templates)
         reading = _combine(learned, index, outline)
     if reading.card is None or reading.confidence < min_confidence:
         log.debug("card unsure: best %s at confidence %.2f", reading.card, reading.confidence)
@@ -528,20 +540,42 @@ def _combine(learned: tuple[CnnReading, FloatArray] | None, index: IndexReading,
     if not index_sure and cnn.confidence >= min(index.confidence, _CNN_TRUSTED):  # the matcher errs at times
         return CardReading(card=cnn.card, confidence=cnn.confidence * (1.0 - 0.5 * index.confidence),
                            corners_px=quad, source="classifier")
-    if index_sure and rank_only and _pips_miscounted(cnn.card, quad, outline):  # the glyph shows the rank
+    if index_sure and rank_only and _pips_miscounted(cnn.card, quad, outline, index=index):  # the glyph shows the rank
         return replace(from_index, confidence=index.confidence * (1.0 - _RANK_DOUBT * cnn.confidence))
     return replace(from_index, confidence=index.confidence * (1.0 - cnn.confidence))
 
 
-def _pips_miscounted(card: str, outline: FloatArray, index_outline: FloatArray | None) -> bool:
+def _pips_miscounted(card: str, outline: FloatArray, index_outline: FloatArray | None, *,
+                     index: IndexReading) -> bool:
     """Whether a classifier's reading `card` of the card in `outline`, disagreeing on rank only with the index
     matcher reading `index_outline`, is more likely a miscount than the matcher's glyph a misreading: a pip
     card (a chip or a hand on it hides pips or adds round shapes; court figures are not counted) at least
-    `_INDEX_MIN_PX` wide (on narrower cards the matcher misreads glyphs: 2 as A or Q at 63-73 px), its index
-    read on nearly the classifier's outline (`_SAME_OUTLINE_IOU`: an outline cut from a region merged with a
-    neighbour reads the neighbour's index, 6H on a 3H)."""
-    return (card[:-1] in _PIP_RANKS and _width(outline) >= _INDEX_MIN_PX and index_outline is not None
+    `_INDEX_MIN_PX` wide (on narrower cards the matcher misreads glyphs: 2 as A or Q at 63-73 px; an index it
+    searched for or read at two corners agreeing, at `_INDEX_CLEAR`: `_INDEX_CLEAR_MIN_PX`), its index read on
+    nearly the classifier's outline (`_SAME_OUTLINE_IOU`: an outline cut from a region merged with a neighbour
+    reads the neighbour's index, 6H on a 3H)."""
+    clear = (index.searched or index.corners_agreeing >= 2) and index.confidence >= _INDEX_CLEAR
+    min_px = _INDEX_CLEAR_MIN_PX if clear else _INDEX_MIN_PX
+    return (card[:-1] in _PIP_RANKS and _width(outline) >= min_px and index_outline is not None
             and _iou(outline, index_outline) >= _SAME_OUTLINE_IOU)
+
+
+def _searched_reading(image: Image, learned: tuple[CnnReading, FloatArray], *, index: IndexReading,
+                      outline: FloatArray | None, templates: IndexTemplates | None,
+                      ) -> tuple[IndexReading, FloatArray | None]:
+    """The index matcher's reading `index` on `outline`, or, when it disagrees with the classifier, the index
+    searched for around the corners of the classifier's outline (`cards_corner.search_corners`) when that reads
+    the classifier's suit more confidently (a neighbour's index is seldom of the same suit)."""
+    cnn, quad = learned
+    if index.card == cnn.card:
+        return index, outline
+    bank = templates if templates is not None else default_templates()
+    searched = _reading_of_corners(search_corners(image, quad, score=lambda f: _score(bank, f)))
+    if searched.card is None or searched.card[-1] != cnn.card[-1]:
+        return index, outline
+    factor = _resolution_factor(quad) * (_SINGLE_CORNER if searched.corners_read == 1 else 1.0)
+    searched = replace(searched, confidence=searched.confidence * factor, searched=True)
+    return (searched, quad) if searched.confidence > index.confidence else (index, outline)
 
 
 def _width(outline: FloatArray) -> float:

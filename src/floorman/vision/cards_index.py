@@ -41,11 +41,13 @@ _SPLIT_EMPTY = 0.25  # a row with less ink than this share of the median row spl
 
 @dataclass(frozen=True)
 class IndexFeatures:
-    """The rank and suit features of one corner crop, and how red its ink is (about 0 black, 1 red)."""
+    """The rank and suit features of one corner crop, how red its ink is (about 0 black, 1 red), and the box
+    around the rank glyph and suit pip (x0, y0, x1, y1 in crop pixels)."""
 
     rank: FloatArray
     suit: FloatArray
     redness: float
+    box: tuple[int, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ def corner_crops(card: Image) -> list[tuple[Image, bool]]:
 
 def ink_map(crop: Image) -> tuple[FloatArray, float]:
     """Ink in 0..1 (darkness below the paper's level in the darkest channel) and the paper's level."""
-    darkest = crop.min(axis=2).astype(np.float32)
+    darkest = np.minimum(np.minimum(crop[..., 0], crop[..., 1]), crop[..., 2]).astype(np.float32)
     paper = float(np.percentile(darkest, 85))
     ink = np.clip((paper - darkest) / max(paper, 1.0), 0.0, 1.0)
     return ink.astype(np.float32), paper
@@ -182,6 +184,7 @@ def index_features(crop: Image, *, on_right: bool) -> IndexFeatures | None:
         rank=_patch(ink, rank, side=RANK_SIDE),
         suit=_patch(ink, suit, side=SUIT_SIDE),
         redness=_redness(crop, ink, glyphs),
+        box=(min(rank.x0, suit.x0), rank.y0, max(rank.x1, suit.x1), suit.y1),
     )
 
 
