@@ -84,9 +84,10 @@ class DeriveConfig(BaseModel):
     tap_min_s: float = Field(default=0.2, ge=0, description="A player's hand resting this long on its own hole "
                              "cards and leaving the table with nothing of the seat changed is a tap.")
     tap_sure: float = Field(default=0.8, ge=0, le=1, description="A change of a seat's chips read less sure than this "
-                            "(a zone_chips, push or rail crossing of lower confidence) does not keep a hand resting on "
-                            "its cards from being a tap: from video a stack is read again whenever a hand passes "
-                            "over it, and an unsure count can jump (0: every change counts).")
+                            "(a zone_chips or rail crossing of lower confidence; a push always counts) does not keep a "
+                            "hand resting on its cards from being a tap, which carries that doubt: from video a stack "
+                            "is read again whenever a hand passes over it, and an unsure count can jump (0: every "
+                            "change counts).")
     trip_merge_s: float = Field(default=0.3, ge=0, description="Chips of one seat landing within this time make "
                                 "one forward trip.")
     hand_zone_kinds: tuple[str, ...] = Field(default=("stack", "hole", "bet", "board", "deck"),
@@ -128,8 +129,8 @@ class Emitter:
     events: list[EventBase] = field(default_factory=list)
 
     sure_chips: float = 0.0
-    """Chip events less sure than this (zone_chips, chips_pushed, rail_crossing) do not count as a seat's chips
-    moving for `unchanged_since` (0: every one counts)."""
+    """zone_chips and rail_crossing events less sure than this do not count as a seat's chips moving for
+    `unchanged_since` (0: every one counts); a push always counts."""
     acted: dict[int, float] = field(default_factory=dict)
     """When each seat's cards or chips last moved: a card dealt to it, a push, chips over the rail."""
     _published: dict[str, list[tuple[float, object]]] = field(default_factory=dict)

@@ -47,9 +47,9 @@ class CardDeriver(ZoneDeriver[CardContent]):
         self._votes: dict[int, dict[str, float]] = {}
         """Per face-up card track: the identities it was read as, each weighted by how sure the reading was."""
         self.absorbed = 0
-        self._folding = -math.inf  # when a seat's hole zone last lost cards
         """Cards that slid onto the muck pile and were lost in it (a fold or a burn landing on the pile is seen as
         the pile's boxes): counted in the muck until the next shuffle."""
+        self._folding = -math.inf  # when a seat's hole zone last lost cards
 
     def _hidden(self, track: Track) -> bool:
         return track.zone in self._settle and track.rest_zone == track.zone and self.hands.near(track.position,
