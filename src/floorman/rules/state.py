@@ -92,7 +92,7 @@ class HandState:
         self.rulebook = rulebook
         self.sure_fold = sure_fold
         """A fold less sure than this (a tap facing a bet the camera could not count) gives way to the dealer going
-        on dealing: see `_dealer_goes_on`."""
+        on dealing and to the seat acting again: see `_dealer_goes_on` and `_acts_again`."""
         self._seats: dict[int, _Seat] = {s: _Seat(seat=s) for s in seats}
         self._order = [self._seats[s] for s in sorted(self._seats)]
         self.hand = 0
