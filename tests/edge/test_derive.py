@@ -289,13 +289,18 @@ def test_the_dealer_resting_on_the_stub_shuffles_once_per_hand(deriver: EventDer
     assert "shuffle" not in kinds(run(deriver, scene.frames(45)))
 
 
-def test_a_tap_is_a_hand_resting_on_its_own_cards_with_nothing_changed(deriver: EventDeriver) -> None:
+def resting_on_cards(deriver: EventDeriver) -> tuple[Scene, list[EventBase]]:
+    """Seat 2 (hand track 52) comes over the rail and rests its hand on its one hole card for half a second."""
     scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2"))})
     run(deriver, scene.frames(5))
     seated(scene, 2, track=52)
     run(deriver, scene.frames(3))
     scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
-    events = run(deriver, scene.frames(15))
+    return scene, run(deriver, scene.frames(15))
+
+
+def test_a_tap_is_a_hand_resting_on_its_own_cards_with_nothing_changed(deriver: EventDeriver) -> None:
+    scene, events = resting_on_cards(deriver)
     del scene.hands[52]
     events += run(deriver, scene.frames(20))
     assert [(e["seat"]) for e in of(events, "tap")] == [2]
@@ -346,12 +351,7 @@ def test_a_tap_beside_a_stack_read_again_unsure_carries_that_doubt(deriver: Even
 
 def test_a_hand_that_went_on_to_its_bet_zone_did_not_tap(deriver: EventDeriver) -> None:
     """A push the camera did not see land: the hand crossed its cards on the way to the bet zone."""
-    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2"))})
-    run(deriver, scene.frames(5))
-    seated(scene, 2, track=52)
-    run(deriver, scene.frames(3))
-    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
-    events = run(deriver, scene.frames(15))
+    scene, events = resting_on_cards(deriver)
     scene.hands[52] = hand(centre("bet_2"), "bet_2", track=52)
     events += run(deriver, scene.frames(6))
     del scene.hands[52]

@@ -99,6 +99,14 @@ def state_from_dict(data: dict[str, Any]) -> TableState:
         size=_tuple(data.get("size")), extra=dict(data.get("extra", {})))
 
 
+def _header(line: str) -> StatesHeader | None:
+    """The header a states file's first line holds (None when it holds none)."""
+    try:
+        return StatesHeader.model_validate_json(line)
+    except ValueError:
+        return None
+
+
 def stale_header(path: Path, *, expected: StatesHeader) -> StatesHeader | None:
     """The header of the states in `path` when they were made from the same video as `expected` describes,
     whatever detector, calibration or vision code made them (a warning names what differs); None when there is no
@@ -107,10 +115,9 @@ def stale_header(path: Path, *, expected: StatesHeader) -> StatesHeader | None:
         return None
     with path.open(encoding="utf-8") as f:
         first = f.readline()
-    try:
-        header = StatesHeader.model_validate_json(first)
-    except ValueError:
-        raise ConfigError(f"{path}, line 1: expected a states header, got {first[:80]!r}", field="states") from None
+    header = _header(first)
+    if header is None:
+        raise ConfigError(f"{path}, line 1: expected a states header, got {first[:80]!r}", field="states")
     video = ("video", "video_bytes", "video_mtime_ns")
     if any(getattr(header, name) != getattr(expected, name) for name in video):
         raise ConfigError(f"{path}: made from another video ({header.video}, {header.video_bytes} bytes), expected "
@@ -128,10 +135,8 @@ def read_states(path: Path, *, expected: StatesHeader) -> list[TableState] | Non
     if not path.is_file():
         return None
     with path.open(encoding="utf-8") as f:
-        first = f.readline()
-        try:
-            header = StatesHeader.model_validate_json(first)
-        except ValueError:
+        header = _header(f.readline())
+        if header is None:
             logger.warning("%s: not a states file (bad header); making the states again", path)
             return None
         if header != expected:
