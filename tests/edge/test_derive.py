@@ -359,6 +359,22 @@ def test_a_hand_that_went_on_to_its_bet_zone_did_not_tap(deriver: EventDeriver) 
     assert of(events, "tap") == []
 
 
+def test_a_hand_resting_on_its_cards_while_its_push_lands_did_not_tap(deriver: EventDeriver) -> None:
+    """From video the pushing hand is seen as a second track that comes as the first one (resting on the cards) is
+    lost, and the chips are read unsure (set aside for a tap): the first track ends while the push's chips are
+    landing, before the push is published. That was the push, not a tap."""
+    scene, events = resting_on_cards(deriver)
+    del scene.hands[52]
+    events += run(deriver, scene.frames(4))
+    scene.hands[53] = hand(centre("bet_2"), "bet_2", track=53)
+    scene.chips[7] = chips("bet_2", [100, 100], track=7, count_confidence=0.5)
+    events += run(deriver, scene.frames(4))
+    del scene.hands[53]
+    events += run(deriver, scene.frames(30))
+    assert [(p["seat"], p["value"]) for p in of(events, "chips_pushed")] == [(2, 200)]
+    assert of(events, "tap") == []
+
+
 def test_frames_out_of_time_order_are_refused(deriver: EventDeriver) -> None:
     deriver.update(TableState(frame=5, t=1.0))
     with pytest.raises(ValueError, match="time order"):

@@ -14,7 +14,7 @@ from floorman.datasets.scenario_render import run_scenario
 from floorman.datasets.truth import FrameTruth, ObjectRecord
 from floorman.evaluation import derivation
 from floorman.evaluation.__main__ import main
-from floorman.evaluation.derivation import compare_events, derive_events, evaluate_scenario, with_feeds
+from floorman.evaluation.derivation import compare_events, derive_events, evaluate_scenario, with_feeds, with_oracle
 from tests.datasets.test_scenario_render import TINY
 
 LAYOUT = TableLayout.default()
@@ -51,6 +51,14 @@ def test_feeds_are_merged_by_time_before_derived_events_of_the_same_time() -> No
     assert [(e.seq, e.model_dump()["type"]) for e in merged] == [(0, "blinds_level"), (1, "button_moved")]
     oracle = with_feeds(derived, truth, kinds=("blinds_level", "tap"))
     assert [e.model_dump()["type"] for e in oracle] == ["tap", "blinds_level", "button_moved"]
+
+
+def test_an_oracle_replaces_the_derived_events_of_its_types() -> None:
+    derived: list[EventBase] = [Tap(table_id="t", seq=0, t=0.3, frame=9, seat=5),
+                                ButtonMoved(table_id="t", seq=1, t=0.5, frame=15, seat=3)]
+    truth: list[EventBase] = [Tap(table_id="t", seq=0, t=0.2, frame=6, seat=2)]
+    stream = with_oracle(derived, truth, kinds=("tap",))
+    assert [(e.model_dump()["type"], e.model_dump().get("seat")) for e in stream] == [("tap", 2), ("button_moved", 3)]
 
 
 @pytest.fixture(scope="module")

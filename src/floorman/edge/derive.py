@@ -228,7 +228,7 @@ class EventDeriver:
             self.chips.reset_trips()
         self.chips.update(state)
         self.hands.emit_leaves(picked_up=self.chips.picked_up_by)
-        self.hands.emit_taps()
+        self.hands.emit_taps(landing=self.chips.landing)
         self._shuffle(state.t)
         return list(self.out.events)
 

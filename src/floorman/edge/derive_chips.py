@@ -121,6 +121,10 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         pickup = self._pickups.get(seat)
         return pickup is not None and pickup.value > 0 and pickup.t >= since - self.config.settle_s - 0.5
 
+    def landing(self, seat: int) -> bool:
+        """Whether chips of the seat's push are landing (not published yet: a trip may still add to them)."""
+        return self._landing is not None and self._landing.seat == seat
+
     def reset_trips(self) -> None:
         self.flush()
         self._trips.clear()

@@ -190,14 +190,16 @@ class HandDeriver:
                 self._leaves.append(_Leave(zone=zone, hand=visit.hand, entered=visit.entered, holding=holding))
             return
 
-    def emit_taps(self) -> None:
+    def emit_taps(self, *, landing: Callable[[int], bool]) -> None:
         """A player's hand that rested on its own hole cards and left with nothing of its seat changed (its zones
         hold what they held when the hand came: a hand resting on its cards hides them for a moment). One tap per
-        visit: a hand seen as two tracks at once taps once."""
+        visit: a hand seen as two tracks at once taps once. Not while chips of the seat's push are `landing` (the
+        push is published once they have all landed: the hand seen as another track pushed them)."""
         for _, hand in self.ended:
             seat = hand.seat
-            if seat is None or hand.visits.get(f"hole_{seat}", 0.0) < self.config.tap_min_s \
-                    or f"bet_{seat}" in hand.visits:  # a hand that went on to its bet zone pushed (or pulled) chips
+            if seat is None or hand.visits.get(f"hole_{seat}", 0.0) < self.config.tap_min_s:
+                continue
+            if f"bet_{seat}" in hand.visits or landing(seat):  # the hand went on to push (or pull) chips
                 continue
             if self._tapped.get(seat, -1.0) >= hand.first_t:
                 continue

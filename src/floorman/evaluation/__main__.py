@@ -18,8 +18,8 @@ from floorman.evaluation.report import scenario_lines, summary_lines
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m floorman.evaluation", description=__doc__)
     parser.add_argument("folders", nargs="+", type=Path, help="scenario output folders (floorman datasets scenario)")
-    parser.add_argument("--oracle", default="", help="comma-separated event types taken from the truth as well "
-                        "(e.g. tap,shuffle), besides the clock and keypad feeds")
+    parser.add_argument("--oracle", default="", help="comma-separated event types taken from the truth instead "
+                        "of the derivation (e.g. tap,shuffle), besides the clock and keypad feeds")
     parser.add_argument("--tolerance", type=float, default=1.0, help="seconds within which events match")
     parser.add_argument("--events", action="store_true", help="print the per-type event scores of each scenario")
     parser.add_argument("--model", type=Path, help="with --vision: the ONNX detector (default: the shipped INT8)")

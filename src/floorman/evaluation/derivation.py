@@ -3,9 +3,8 @@
 `derive_events` runs `floorman.edge.derive.EventDeriver` on a scenario's `frames.jsonl` (the `TableState` a
 perfect perception would build). The events no camera can derive come from their own feeds in a real room,
 so `with_feeds` merges them from the truth by time: `blinds_level` (the tournament clock) and `declaration`
-(the floor keypad). `tap` and `shuffle` are motions that change no object: they are not in the frames, and
-the edge does not derive them; `oracle=("tap", "shuffle")` merges them from the truth too, to measure what
-the rest of the derivation gets right when they are known.
+(the floor keypad). `oracle=("tap", "shuffle")` takes the events of those types from the truth instead of the
+derivation (`with_oracle`), to measure what the rest of the derivation gets right when they are known.
 
 `compare_events` matches derived events to truth events of the same type and key (zone, seat, content) within
 `tolerance_s`; `evaluate_scenario` also feeds the derived stream to the rules checker and scores its alerts
@@ -83,6 +82,13 @@ def with_feeds(derived: Sequence[EventBase], truth: Sequence[EventBase], *,
     merged = sorted([(e.t, 0, i, e) for i, e in enumerate(fed)] + [(e.t, 1, i, e) for i, e in enumerate(derived)],
                     key=lambda item: (item[0], item[1], item[2]))
     return renumber(item[3] for item in merged)
+
+
+def with_oracle(derived: Sequence[EventBase], truth: Sequence[EventBase], *,
+                kinds: Sequence[str]) -> list[EventBase]:
+    """The feeds merged in, and the events of `kinds` taken from the truth in place of the derived ones."""
+    kept = [e for e in derived if event_type(e) not in kinds]
+    return with_feeds(kept, truth, kinds=(*FEEDS, *kinds))
 
 
 def event_type(event: EventBase) -> str:
@@ -192,7 +198,7 @@ def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracl
                 header = stale_header(folder / states, expected=header) or header
             source = cached_states(folder / states, header=header, make=source)
     derived = derive_events(source, layout=loaded.layout, table_id=table_id, config=config)
-    stream = with_feeds(derived, truth, kinds=(*FEEDS, *oracle))
+    stream = with_oracle(derived, truth, kinds=oracle)
     rulebook = load_rulebook(loaded.spec.rulebook)
     raised, count = replay(stream, rulebook=rulebook)
     truth_raised, truth_count = replay(truth, rulebook=rulebook)
