@@ -219,3 +219,39 @@ def test_no_burn_is_taken_from_the_pile_while_a_fold_lands(deriver: EventDeriver
     del scene.cards[5]
     run(deriver, scene.frames(15))
     assert dealt(fly_onto_the_pile(scene, deriver, track=30)) == []
+
+
+def fold_seat_1(scene: Scene, deriver: EventDeriver) -> None:
+    """Seat 1's hand comes over the rail, rests on its two hole cards and takes them (the zone empties under it)."""
+    scene.cards[5] = card("hole_1", track=5, at=centre("hole_1", -20))
+    scene.cards[6] = card("hole_1", track=6, at=centre("hole_1", 20))
+    run(deriver, scene.frames(10))
+    scene.hands[51] = hand(LAYOUT.seat(1).position, "rail_edge", track=51)
+    run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("hole_1", 0, 10), "hole_1", track=51)
+    run(deriver, scene.frames(10))
+    del scene.cards[5], scene.cards[6]
+    run(deriver, scene.frames(10))
+    del scene.hands[51]
+
+
+def test_a_fold_whose_cards_come_to_rest_in_the_muck_past_the_stub_is_no_burn(deriver: EventDeriver) -> None:
+    # From video the folded cards are lost near the stub and found again leaving it (fresh scenario
+    # pocket_chips_02, session 8: two burns before the flop): a player's hand took that many cards from its hole
+    # zone just before, so the cards coming to rest in the muck are those.
+    scene = with_stub()
+    run(deriver, scene.frames(5))
+    fold_seat_1(scene, deriver)
+    events = slide(scene, deriver, track=30, xs=[-100.0, -40.0, 40.0, 120.0])
+    events += slide(scene, deriver, track=31, xs=[-100.0, -40.0, 40.0, 100.0])
+    assert dealt(events) == []
+
+
+def test_a_burn_after_the_folded_cards_have_come_to_rest_is_dealt(deriver: EventDeriver) -> None:
+    scene = with_stub()
+    run(deriver, scene.frames(5))
+    fold_seat_1(scene, deriver)
+    events = slide(scene, deriver, track=30, xs=[-290.0, -240.0, -150.0, -60.0, 40.0, 120.0])
+    events += slide(scene, deriver, track=31, xs=[-290.0, -240.0, -150.0, -60.0, 40.0, 100.0])
+    events += slide(scene, deriver, track=32, xs=[-100.0, -40.0, 40.0, 80.0])
+    assert dealt(events) == [("muck", None)]

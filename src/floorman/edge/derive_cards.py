@@ -50,6 +50,9 @@ class CardDeriver(ZoneDeriver[CardContent]):
         """Cards that slid onto the muck pile and were lost in it (a fold or a burn landing on the pile is seen as
         the pile's boxes): counted in the muck until the next shuffle."""
         self._folding = -math.inf  # when a seat's hole zone last lost cards
+        self._folded: tuple[float, int] = (-math.inf, 0)
+        """When a player's hand last folded (its hole zone lost cards under it) and how many of those cards have
+        not reached the muck yet: cards coming to rest in the muck soon after are them, not burns."""
 
     def _hidden(self, track: Track) -> bool:
         return track.zone in self._settle and track.rest_zone == track.zone and self.hands.near(track.position,
@@ -120,7 +123,8 @@ class CardDeriver(ZoneDeriver[CardContent]):
             first, before = not settle.known, settle.committed
             if settle.observe(self._content(name, tracks), state.t):
                 if before is not None and zone_seat(name) is not None and _count(settle.committed) < _count(before):
-                    self.hands.confirm(name, holding="cards")  # a fold: the hand did more than pass over its cards
+                    if self.hands.confirm(name, holding="cards"):  # a fold: the hand did more than pass over them
+                        self._fold(_count(before) - _count(settle.committed))
                     self._folding = state.t
                 dealt += self._commit(name, tracks, announce=not first or bool(tracks))
         return dealt
@@ -157,12 +161,26 @@ class CardDeriver(ZoneDeriver[CardContent]):
             if not self._into_muck(track):
                 continue
             self.absorbed += 1
+            fold_card = self._folds_card()  # (taken off the fold's cards yet to come to rest either way)
             if FROM_DECK in track.marks and LEFT in track.marks and not track.marks & {PLACED, CONTINUED} \
-                    and not folding:
+                    and not folding and not fold_card:
                 self.out.emit(CardDealt, to_zone="muck", seat=None, face_up=False, card=None)
                 self.dealt_since_shuffle += 1
                 burns += 1
         return burns
+
+    def _fold(self, cards: int) -> None:
+        when, left = self._folded
+        self._folded = (self.out.t, cards + (left if self.out.t - when <= self.config.confirm_window_s else 0))
+
+    def _folds_card(self) -> bool:
+        """Whether a card coming to rest in the muck now is one of a fold's (its player's hand took it from the
+        hole zone within `confirm_window_s`, and fewer of its cards have come to rest): one is taken off."""
+        when, left = self._folded
+        if left <= 0 or self.out.t - when > self.config.confirm_window_s:
+            return False
+        self._folded = (when, left - 1)
+        return True
 
     def _fold_landing(self) -> bool:
         """Whether a seat's hole cards went within `confirm_window_s`: cards reaching the muck now are that fold."""
@@ -229,6 +247,8 @@ class CardDeriver(ZoneDeriver[CardContent]):
             seen = track.seen
             if track.id in before or PLACED in track.marks or not isinstance(seen, SeenCard):
                 continue
+            if zone == "muck" and self._folds_card():
+                continue  # a folded card slid past the stub looks like one leaving it
             if FROM_DECK in track.marks or zone == "board":
                 card = self.identity(track)
                 self.out.emit(CardDealt, to_zone=zone, seat=seat, face_up=seen.face_up, card=card)

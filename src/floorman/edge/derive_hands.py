@@ -176,10 +176,10 @@ class HandDeriver:
             elif visit.left is not None and t - visit.left > self.config.confirm_window_s:
                 self._pending.remove(visit)
 
-    def confirm(self, zone: str, *, holding: Holding) -> None:
+    def confirm(self, zone: str, *, holding: Holding) -> bool:
         """`zone` lost chips or cards (`holding`: which): the latest unconfirmed visit of a hand to it was a pick-up
         or a fold. Publishes its enter now (before the zone's new content) and queues its leave if the hand has
-        left, holding what it took."""
+        left, holding what it took. False when no hand visited the zone (the loss was a misreading)."""
         for visit in reversed(self._pending):
             if visit.zone != zone:
                 continue
@@ -188,7 +188,8 @@ class HandDeriver:
                 self.out.emit(HandZone, zone=zone, seat=visit.hand.seat, action="enter")
             if visit.left is not None:
                 self._leaves.append(_Leave(zone=zone, hand=visit.hand, entered=visit.entered, holding=holding))
-            return
+            return True
+        return False
 
     def emit_taps(self, *, landing: Callable[[int], bool]) -> None:
         """A player's hand that rested on its own hole cards and left with nothing of its seat changed (its zones
