@@ -210,17 +210,6 @@ def test_a_burn_lost_in_the_muck_pile_as_it_lands_is_dealt(deriver: EventDeriver
     assert dealt(fly_onto_the_pile(scene, deriver, track=30)) == [("muck", None)]
 
 
-def test_no_burn_is_taken_from_the_pile_while_a_fold_lands(deriver: EventDeriver) -> None:
-    # Seat 1's cards leave its hole zone, and a card slid past the stub is lost in the pile: that is the fold.
-    scene = with_stub()
-    scene.cards[2] = card("muck", track=2)
-    scene.cards[5] = card("hole_1", track=5)
-    run(deriver, scene.frames(10))
-    del scene.cards[5]
-    run(deriver, scene.frames(15))
-    assert dealt(fly_onto_the_pile(scene, deriver, track=30)) == []
-
-
 def fold_seat_1(scene: Scene, deriver: EventDeriver) -> None:
     """Seat 1's hand comes over the rail, rests on its two hole cards and takes them (the zone empties under it)."""
     scene.cards[5] = card("hole_1", track=5, at=centre("hole_1", -20))
@@ -233,6 +222,35 @@ def fold_seat_1(scene: Scene, deriver: EventDeriver) -> None:
     del scene.cards[5], scene.cards[6]
     run(deriver, scene.frames(10))
     del scene.hands[51]
+
+
+def test_no_burn_is_taken_from_the_pile_while_a_fold_lands(deriver: EventDeriver) -> None:
+    # Seat 1's hand takes its cards from the hole zone, and a card slid past the stub is lost in the pile: that is
+    # the fold.
+    scene = with_stub()
+    scene.cards[2] = card("muck", track=2)
+    run(deriver, scene.frames(5))
+    fold_seat_1(scene, deriver)
+    assert dealt(fly_onto_the_pile(scene, deriver, track=30)) == []
+
+
+def test_a_burn_after_a_hand_hid_a_hole_card_is_dealt(deriver: EventDeriver) -> None:
+    # A hand resting on its cards hides one (the zone reads one card fewer): no fold, so a burn landing on the
+    # pile then is a burn (fresh scenario pocket_chips_02, session 9: the turn looked burnless).
+    scene = with_stub()
+    scene.cards[2] = card("muck", track=2)
+    scene.cards[5] = card("hole_1", track=5, at=centre("hole_1", -20))
+    scene.cards[6] = card("hole_1", track=6, at=centre("hole_1", 20))
+    run(deriver, scene.frames(10))
+    scene.hands[51] = hand(LAYOUT.seat(1).position, "rail_edge", track=51)
+    run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("hole_1", 0, 10), "hole_1", track=51)
+    run(deriver, scene.frames(10))
+    del scene.hands[51]
+    run(deriver, scene.frames(15))
+    del scene.cards[6]  # its box is lost as the hand leaves
+    run(deriver, scene.frames(20))
+    assert dealt(fly_onto_the_pile(scene, deriver, track=30)) == [("muck", None)]
 
 
 def test_a_fold_whose_cards_come_to_rest_in_the_muck_past_the_stub_is_no_burn(deriver: EventDeriver) -> None:
@@ -254,4 +272,22 @@ def test_a_burn_after_the_folded_cards_have_come_to_rest_is_dealt(deriver: Event
     events = slide(scene, deriver, track=30, xs=[-290.0, -240.0, -150.0, -60.0, 40.0, 120.0])
     events += slide(scene, deriver, track=31, xs=[-290.0, -240.0, -150.0, -60.0, 40.0, 100.0])
     events += slide(scene, deriver, track=32, xs=[-100.0, -40.0, 40.0, 80.0])
+    assert dealt(events) == [("muck", None)]
+
+
+def test_a_burn_coming_to_rest_over_a_card_of_the_pile_is_dealt(deriver: EventDeriver) -> None:
+    # The burn lands on one of the pile's cards, whose box is lost under it: the pile still reads two cards, but a
+    # card that left the stub rests there (fresh scenario pocket_chips_02, session 9: the flop looked burnless).
+    scene = with_stub()
+    scene.cards[2] = card("muck", track=2, at=centre("muck", -30))
+    scene.cards[3] = card("muck", track=3, at=centre("muck", 30))
+    run(deriver, scene.frames(10))
+    events: list[EventBase] = []
+    for x in (-100.0, -40.0, 40.0, 120.0):
+        zone = LAYOUT.zone_names_at(np.array([[x, -400.0]]))[0]
+        scene.cards[30] = card(zone, track=30, at=(x, -400.0))
+        events += run(deriver, scene.frames(1))
+    del scene.cards[3]
+    scene.cards[30] = card("muck", track=30, at=centre("muck", 30))
+    events += run(deriver, scene.frames(30))
     assert dealt(events) == [("muck", None)]

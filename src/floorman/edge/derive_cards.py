@@ -49,7 +49,7 @@ class CardDeriver(ZoneDeriver[CardContent]):
         self.absorbed = 0
         """Cards that slid onto the muck pile and were lost in it (a fold or a burn landing on the pile is seen as
         the pile's boxes): counted in the muck until the next shuffle."""
-        self._folding = -math.inf  # when a seat's hole zone last lost cards
+        self._resting: dict[int, int] = {}  # muck tracks from the stub not counted yet: frames seen at rest
         self._folded: tuple[float, int] = (-math.inf, 0)
         """When a player's hand last folded (its hole zone lost cards under it) and how many of those cards have
         not reached the muck yet: cards coming to rest in the muck soon after are them, not burns."""
@@ -123,11 +123,11 @@ class CardDeriver(ZoneDeriver[CardContent]):
             first, before = not settle.known, settle.committed
             if settle.observe(self._content(name, tracks), state.t):
                 if before is not None and zone_seat(name) is not None and _count(settle.committed) < _count(before):
-                    if self.hands.confirm(name, holding="cards"):  # a fold: the hand did more than pass over them
-                        self._fold(_count(before) - _count(settle.committed))
-                    self._folding = state.t
+                    confirmed = self.hands.confirm(name, holding="cards")  # the hand did more than pass over them
+                    if confirmed and _count(settle.committed) == 0:  # a fold takes them all (a hand hides a few)
+                        self._fold(_count(before))
                 dealt += self._commit(name, tracks, announce=not first or bool(tracks))
-        return dealt
+        return dealt + (self._covering_burns(contents["muck"]) if "muck" in contents else 0)
 
     def _vote(self, current: list[Track]) -> None:
         """Add this frame's identity readings to each card's votes (forgetting the cards no longer followed)."""
@@ -152,39 +152,56 @@ class CardDeriver(ZoneDeriver[CardContent]):
 
     def _absorb(self, ended: list[Track]) -> int:
         """Count the cards lost in the muck pile (`absorbed`); one that left the stub and never came to rest
-        elsewhere is a burn that landed on the pile: dealt to the muck (returns how many). Not while a fold is
-        landing (a seat's hole cards went within `confirm_window_s`): folded cards slid past the stub to a muck beyond
-        it look like cards leaving it."""
+        elsewhere is a burn that landed on the pile: dealt to the muck (returns how many). Not a fold's card
+        (`_folds_card`): folded cards slid past the stub to a muck beyond it look like cards leaving it."""
         burns = 0
-        folding = self._fold_landing()
         for track in ended:
             if not self._into_muck(track):
                 continue
             self.absorbed += 1
             fold_card = self._folds_card()  # (taken off the fold's cards yet to come to rest either way)
             if FROM_DECK in track.marks and LEFT in track.marks and not track.marks & {PLACED, CONTINUED} \
-                    and not folding and not fold_card:
+                    and not fold_card:
                 self.out.emit(CardDealt, to_zone="muck", seat=None, face_up=False, card=None)
                 self.dealt_since_shuffle += 1
                 burns += 1
         return burns
 
+    def _covering_burns(self, tracks: list[Track]) -> int:
+        """A card that left the stub and rests in the muck while the pile's count stays as it was (it lies over one
+        of the pile's cards, whose box is lost under it): a burn, once it has rested there `settle_frames` frames."""
+        members, dealt = self._members["muck"], 0
+        resting, self._resting = self._resting, {}
+        for track in tracks:
+            if track.id in members or PLACED in track.marks or not {FROM_DECK, LEFT} <= track.marks:
+                continue
+            self._resting[track.id] = rested = resting.get(track.id, 0) + 1
+            if rested < self.config.settle_frames:
+                continue
+            track.marks.add(PLACED)
+            members.add(track.id)
+            if not self._folds_card():
+                self.out.emit(CardDealt, to_zone="muck", seat=None, face_up=False, card=None)
+                self.dealt_since_shuffle += 1
+                dealt += 1
+        return dealt
+
     def _fold(self, cards: int) -> None:
+        """A player's hand took the seat's `cards` hole cards (the zone emptied under it): they are to land in the
+        muck within `confirm_window_s`."""
         when, left = self._folded
         self._folded = (self.out.t, cards + (left if self.out.t - when <= self.config.confirm_window_s else 0))
 
     def _folds_card(self) -> bool:
-        """Whether a card coming to rest in the muck now is one of a fold's (its player's hand took it from the
-        hole zone within `confirm_window_s`, and fewer of its cards have come to rest): one is taken off."""
+        """Whether a card reaching the muck now (at rest, or lost in the pile) is one of a fold's (its player's hand
+        took it from the hole zone within `confirm_window_s`, and fewer of its cards have come): one is taken off.
+        A hole zone that only lost some of its cards was a hand covering them, no fold: hole counts flicker so
+        (a burn after such a flicker had been taken for the fold's card, session 8)."""
         when, left = self._folded
         if left <= 0 or self.out.t - when > self.config.confirm_window_s:
             return False
         self._folded = (when, left - 1)
         return True
-
-    def _fold_landing(self) -> bool:
-        """Whether a seat's hole cards went within `confirm_window_s`: cards reaching the muck now are that fold."""
-        return self.out.t - self._folding <= self.config.confirm_window_s
 
     def _into_muck(self, track: Track) -> bool:
         """Whether an ended track is a card that came from elsewhere (a hole zone, the stub) and was lost in the muck
