@@ -33,7 +33,7 @@ import numpy as np
 
 from floorman.core.cards import Card, full_deck
 from floorman.datasets.textures import N_DECK_DESIGNS, card_face
-from floorman.vision.cards import MIN_CONFIDENCE, CardReading, recognise_card, rectify
+from floorman.vision.cards import MIN_CONFIDENCE, CardReading, recognise_card
 from floorman.vision.cards_index import (
     RANK_CODES,
     SUIT_CODES,
@@ -43,6 +43,7 @@ from floorman.vision.cards_index import (
     fit_linear,
     index_features,
 )
+from floorman.vision.cards_matcher import rectify
 from floorman.vision.detections import Detections
 from floorman.vision.detector import OnnxDetector, OnnxDetectorConfig, box_iou
 

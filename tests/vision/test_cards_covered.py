@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from floorman.vision import cards
-from floorman.vision.cards import MIN_CONFIDENCE, IndexReading
+from floorman.vision.cards import MIN_CONFIDENCE
 from floorman.vision.cards_cnn import CnnReading
 from floorman.vision.cards_index import CANON_H, CANON_W
+from floorman.vision.cards_matcher import IndexReading
 
 QUAD = np.array([[0, 0], [CANON_W, 0], [CANON_W, CANON_H], [0, CANON_H]], dtype=np.float32)
 
@@ -83,3 +84,23 @@ def test_a_clear_index_outvotes_the_pips_on_narrower_cards(width_px: float, corn
     reading = cards._combine((CnnReading(card="8H", confidence=0.49, face=1.0), quad), index, quad)
     assert reading.card == "7H"
     assert (reading.confidence >= MIN_CONFIDENCE) == read
+
+
+@pytest.mark.parametrize(("width_px", "corners", "read"), [
+    (202.0, 2, True),  # 96062: an AH under a red chip, the classifier reading AD
+    (202.0, 1, False),  # one corner: it could be a neighbour's
+    (80.0, 2, False),  # under `_INDEX_MIN_PX`: the index pip is a few pixels
+])
+def test_two_index_corners_agreeing_outvote_the_classifier_on_suit_alone(width_px: float, corners: int,
+                                                                        read: bool) -> None:
+    """Since session 9 the index matcher reading at `_INDEX_SURE` from two corners agreeing on an outline at
+    least `_INDEX_MIN_PX` wide wins when it differs from an unsure classifier in suit only (a red chip over an
+    AH made the classifier read AD); before, it took three corners, and the card was left unread."""
+    quad = QUAD * np.float32(width_px / CANON_W)
+    index = IndexReading(card="AH", confidence=1.0, corners_read=corners, corners_agreeing=corners)
+    reading = cards._combine((CnnReading(card="AD", confidence=0.51, face=1.0), quad), index, quad)
+    if read:
+        assert (reading.card, reading.source) == ("AH", "index")
+        assert reading.confidence >= MIN_CONFIDENCE
+    else:
+        assert reading.card != "AH" or reading.confidence < MIN_CONFIDENCE

@@ -14,6 +14,7 @@ from floorman.datasets.textures import N_DECK_DESIGNS, card_face
 from floorman.vision import cards
 from floorman.vision.cards import MIN_CONFIDENCE, order_corners, recognise_card
 from floorman.vision.cards_cnn import CardClassifier, CnnReading
+from floorman.vision.cards_matcher import IndexReading
 from floorman.vision.cards_outline import edge_quads, frame_quads, line_quads
 from tests.vision.test_cards import table
 
@@ -121,10 +122,11 @@ def test_the_edge_search_runs_only_when_the_classifier_is_unsure(monkeypatch: py
     assert len(calls) == 1
 
 
-@pytest.mark.parametrize(("classifier_says", "source"), [("3D", "index"), ("2H", "classifier")])
-def test_index_corners_outvote_an_unsure_classifier_on_rank_only(classifier_says: str, source: str) -> None:
-    """Both index corners read 2D; a classifier at 0.6 saying 3D (it counted a chip as a pip) is outvoted,
-    one saying 2H is not (it reads the suit from every pip; the matcher's suit is the less sure)."""
+@pytest.mark.parametrize(("classifier_says", "source"), [("3D", "index"), ("2H", "index"), ("3H", "classifier")])
+def test_index_corners_outvote_an_unsure_classifier_on_rank_or_suit_alone(classifier_says: str, source: str) -> None:
+    """Both index corners read 2D; a classifier at 0.6 saying 3D (it counted a chip as a pip) is outvoted, and
+    since session 9 one saying 2H (on a card this wide, 159 px, two index pips agreeing are clear; a red chip made
+    the classifier read AD for an AH); one saying 3H, differing in both, is not (three corners would be needed)."""
     image = table(seed=3, size=300)
     corners, _ = paste_card(image, "2D", design=0, angle_deg=10.0, centre=(150.0, 150.0), px_per_mm=2.5)
     cv2.circle(image, (150, 150), 30, (40, 40, 170), thickness=-1)
@@ -142,7 +144,7 @@ def test_one_index_corner_outvotes_the_classifier_on_rank_only(classifier_says: 
     in rank only (it counted a pip too many, or too few, around what covers the card), not one that differs in
     suit."""
     quad = np.array([[0, 0], [63, 0], [63, 88], [0, 88]], dtype=np.float32)
-    index = cards.IndexReading(card=index_says, confidence=index_confidence, corners_read=1, corners_agreeing=1)
+    index = IndexReading(card=index_says, confidence=index_confidence, corners_read=1, corners_agreeing=1)
     reading = cards._combine((CnnReading(card=classifier_says, confidence=0.8, face=1.0), quad), index, quad)
     assert (reading.source, reading.card) == (source, index_says if source == "index" else classifier_says)
 
@@ -266,3 +268,84 @@ def test_nearly_square_outlines_are_read_both_ways() -> None:
     turned = cards._turned_a_quarter([square, card])
     assert len(turned) == 1
     assert np.array_equal(turned[0], np.roll(square, -1, axis=0))
+
+
+def covered_scene(*, side: int, angle_deg: float,
+                  px_per_mm: float = 2.0) -> tuple[np.ndarray, tuple[int, int, int, int], np.ndarray]:
+    """A 7 of clubs on a light-wood table with the 30 % of its bounding box past one line (beyond side `side`,
+    0 left .. 3 bottom) under a hand's flat colour, and a detector box around its visible part only (5 %
+    margin), as a detector draws it."""
+    image = table(seed=4, size=600, colour=(150, 194, 222))
+    corners, _ = paste_card(image, "7C", design=1, angle_deg=angle_deg, centre=(300.0, 300.0), px_per_mm=px_per_mm)
+    lo, hi = corners.min(axis=0), corners.max(axis=0)
+    axis = side % 2
+    seen_lo, seen_hi = lo.copy(), hi.copy()
+    if side < 2:
+        seen_lo[axis] = lo[axis] + 0.3 * (hi[axis] - lo[axis])
+    else:
+        seen_hi[axis] = hi[axis] - 0.3 * (hi[axis] - lo[axis])
+    along = np.indices(image.shape[:2])[1 - axis]
+    hidden = along < seen_lo[axis] if side < 2 else along > seen_hi[axis]
+    hand = np.random.default_rng(side).normal((70.0, 100.0, 160.0), 4.0, size=image.shape)
+    image[hidden] = np.clip(hand, 0, 255).astype(np.uint8)[hidden]
+    margin = 0.05 * (seen_hi - seen_lo)
+    box = np.concatenate([seen_lo - margin, seen_hi + margin])
+    return image, (int(box[0]), int(box[1]), int(box[2]), int(box[3])), corners
+
+
+@pytest.mark.parametrize("side", range(4))
+def test_box_cut_quads_run_a_covered_card_on_past_its_box(side: int) -> None:
+    """Since session 9: a box around the visible part of a card (a hand over the rest; 96041 frame 69, a 10S)
+    is taken for a frame cutting the card, side by side (`_box_cut_quads`); one of the outlines is the card."""
+    image, box, corners = covered_scene(side=side, angle_deg=28.0)
+    found = cards._box_cut_quads(image, box)
+    assert min(outline_error(q, corners) for q in found) < 0.08
+    assert min(outline_error(q, corners) for q in cards.box_quads(box)) > 0.15  # the box's own fits are not
+
+
+def test_the_box_cut_search_runs_only_when_the_edge_search_leaves_the_classifier_unsure(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    image, box, _ = covered_scene(side=1, angle_deg=28.0)
+    calls: list[tuple[int, int, int, int]] = []
+
+    def counting(_image: np.ndarray, pixel_box: tuple[int, int, int, int]) -> list[np.ndarray]:
+        calls.append(pixel_box)
+        return []
+
+    monkeypatch.setattr(cards, "_box_cut_quads", counting)
+    recognise_card(image, box=box, classifier=StubClassifier("7C", 0.95))
+    assert calls == []
+    recognise_card(image, box=box, classifier=StubClassifier("7C", 0.6))
+    assert len(calls) == 1
+    small, small_box, _ = covered_scene(side=1, angle_deg=28.0, px_per_mm=0.8)  # 51 px wide
+    recognise_card(small, box=small_box, classifier=StubClassifier("7C", 0.6))
+    assert len(calls) == 1  # under `_CUT_MIN_PX`: the outlines past the box swayed small cards' suits either way
+
+
+class ReadsTheseApart:
+    """A stand-in classifier: the outlines among `these` read `apart`, all others `others`."""
+
+    def __init__(self, these: list[np.ndarray], *, others: tuple[str, float], apart: tuple[str, float]) -> None:
+        self.these, self.others, self.apart = these, others, apart
+
+    def read(self, _image: np.ndarray, outlines: list[np.ndarray]) -> list[CnnReading]:
+        out = []
+        for outline in outlines:
+            card, confidence = self.apart if any(np.allclose(outline, q) for q in self.these) else self.others
+            out.append(CnnReading(card=card, confidence=confidence, face=1.0))
+        return out
+
+
+@pytest.mark.parametrize("cut_reads", [("7C", 0.95), ("6C", 0.8)])
+def test_the_outlines_past_the_box_count_when_they_read_another_card(cut_reads: tuple[str, float]) -> None:
+    """The outlines run past the box (`_box_cut_quads`) choose the reading when they make the classifier read
+    another card; not when they only add votes to the card it read unsure from the other outlines."""
+    image, box, _ = covered_scene(side=1, angle_deg=28.0)
+    cut = cards._box_cut_quads(image, box)
+    net = ReadsTheseApart(cut, others=("6C", 0.6), apart=cut_reads)
+    candidates = [c for q in cards.find_card_quads(image, box) for c in cards.quad_candidates(q)]
+    learned = cards._classify_in_stages(net, image, candidates, box=box)
+    assert learned is not None
+    assert learned[0].card == cut_reads[0]
+    from_cut = any(np.allclose(learned[1], q) for q in cut)
+    assert from_cut == (cut_reads[0] != "6C")

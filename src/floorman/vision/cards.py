@@ -10,15 +10,15 @@ confident outline wins, larger ones preferred a little (`_classify`). When it is
 card-shaped outlines along straight edges in the box too (`cards_outline.edge_quads`: for a card merged in
 colour with its neighbour, with an end covered, or in a box off its centre; `cards_outline.line_quads`: outlines
 between the lines of two directions found apart, for a card seen at a slant) and, for a card cut by the image
-frame, the card run on past it (`cards_outline.frame_quads`), and chooses again (`_classify_in_stages`). Still not
-sure, the index matcher reads too: each outline rectified to a canonical upright card, the index read at the four
-corner positions (either corner of a card in any rotation), each rank glyph and suit pip scored against templates
-rendered from every simulator deck design (nearest template by cosine similarity, and a linear classifier;
-`data/card_index_templates.npz`, built by `benchmarks/cards.py templates`), red versus black ink a cue for the
-suit; it reads the colour-region outlines that overlap the classifier's outline (`_same_card`: a region merged
+frame, the card run on past it (`cards_outline.frame_quads`), and chooses again; still not sure, it adds the card
+run on past each side of the box (a box around the visible part of a covered card; `_classify_in_stages`).
+Still not sure, the index matcher reads too (`cards_matcher`): each outline rectified to a canonical upright
+card, the index read at the four corner positions and scored against templates of every simulator deck design;
+it reads the colour-region outlines that overlap the classifier's outline (`_same_card`: a region merged
 with a neighbour holds the neighbour's index too), then that outline; disagreeing with the classifier, it also
 searches for the index around each corner of the classifier's outline (`cards_corner`: an outline a few per cent
-off the card puts fixed crops beside the glyphs), kept when of the classifier's suit. The two are combined
+off the card puts fixed crops beside the glyphs), kept when of the classifier's suit, or, when the corners agree
+on the rank glyph only, that rank with the classifier's suit (`cards_matcher.rank_reading`). The two are combined
 (`_combine`): agreeing, the confidence rises; disagreeing, the classifier wins when fairly sure (it measures far
 better) unless several index corners agree on the matcher's reading, else the more confident, at a lower
 confidence. With `corners` (from a keypoint detector, say) the outline search is skipped.
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Any
 
 import cv2
@@ -38,17 +37,17 @@ import numpy.typing as npt
 from floorman.core.cards import Card
 from floorman.vision.cards_cnn import CardClassifier, CnnReading, default_classifier
 from floorman.vision.cards_corner import search_corners
-from floorman.vision.cards_index import (
-    CANON_H,
-    CANON_W,
-    RANK_CODES,
-    RED_SUITS,
-    SUIT_CODES,
-    IndexFeatures,
-    IndexScores,
-    IndexTemplates,
-    corner_crops,
-    index_features,
+from floorman.vision.cards_index import IndexTemplates
+from floorman.vision.cards_matcher import (
+    SINGLE_CORNER,
+    IndexReading,
+    default_templates,
+    rank_reading,
+    read_rectified,
+    reading_of_corners,
+    rectify,
+    resolution_factor,
+    score_index,
 )
 from floorman.vision.cards_outline import edge_quads, frame_quads, line_quads, meeting_points
 
@@ -67,19 +66,14 @@ _MIN_BOX_FILL = 0.5  # and its bounding box must cover this much of the box
 _DISTANCE_CAP = 80.0  # colour distances from the paper above this count as one (ink and table alike)
 _SIDE_TOLERANCE = 0.08  # outline points this close to a side (fraction of the card width) fit its line
 _MAX_CORNER_SHIFT = 0.15  # how far fitting the sides may move a corner (fraction of the card width)
-_RESOLUTION_PX = (35.0, 80.0)  # card widths from which confidence is scaled down, and up to which
-_SINGLE_CORNER = 0.7  # confidence factor of a reading from one corner only
-_LINEAR_MARGIN = 0.5  # a linear classifier's lead over its runner-up that counts as sure
 _CANNY = (30, 80)  # hysteresis thresholds of the edges that cut the paper mask
 _CARD_ASPECT = (1.397, 1.544)  # height / width of poker and bridge cards
-_RED_CUE = (0.12, 0.18)  # redness below the first is black ink, above the second red
-_COLOUR_PENALTY = 0.5  # similarity taken off suits of the other colour when the colour is clear
-_MIN_QUALITY = 0.75  # corners whose best rank or suit similarity is lower are ignored
 _CNN_SURE = 0.9  # a classifier reading this confident is taken without the index matcher
 _AREA_PREFERENCE = 0.15  # score bonus of the largest outline candidate over a vanishing one
 _CNN_TRUSTED = 0.5  # a classifier reading this confident wins over a disagreeing index matcher
 _INDEX_CORNERS_SURE = 3  # an index matcher reading this many agreeing corners
 _INDEX_SURE = 0.9  # at this confidence wins over a disagreeing classifier that is unsure,
+_INDEX_SUIT_CORNERS = 2  # (this many when they differ in suit only, on an outline `_INDEX_MIN_PX` wide),
 _INDEX_RANK_SURE = 0.6  # and at this one from any corner when the two differ in rank only (one corner: 0.7 at most)
 _INDEX_MIN_PX = 90.0  # on outlines this wide the index matcher may outvote the classifier's count of pips,
 _INDEX_CLEAR_MIN_PX = 60.0  # on these when it searched for its index or two corners agree, at `_INDEX_CLEAR`
@@ -92,6 +86,7 @@ _BOX_STEP_DEG = 5.0  # turns tried by `box_quads`
 _SAME_CARD_IOU = 0.6  # the index matcher reads the colour outlines overlapping the classifier's this much
 _SQUARE_ASPECT = 1.15  # a found outline whose long side is shorter than this times its short one is read both ways
 _VOTE_POWER = 4  # each outline votes for its card with its confidence to this power
+_CUT_MIN_PX = 60.0  # the card run on past the sides of its box is tried on outlines this wide
 _BOX_FIT = 0.06  # how far a card-shaped outline's bounding box may be off the box, a share of its long side
 
 
@@ -108,23 +103,6 @@ class CardReading:
     corners_read: int = 0
     corners_agreeing: int = 0
     source: str = "none"
-
-
-@dataclass(frozen=True)
-class IndexReading:
-    """The card read from one rectified card image: its code (None when no index was read), a confidence, how
-    many corner indices were read and agreed with it, and whether they were searched for (`cards_corner`)."""
-
-    card: str | None
-    confidence: float
-    corners_read: int = 0
-    corners_agreeing: int = 0
-    searched: bool = False
-
-
-@lru_cache(maxsize=1)
-def default_templates() -> IndexTemplates:
-    return IndexTemplates.load()
 
 
 def _check_image(image_bgr: object) -> Image:
@@ -326,82 +304,6 @@ def box_quads(box: tuple[int, int, int, int], *, limit: int = 6) -> list[FloatAr
     return [quad for _, quad in sorted(fits, key=lambda item: item[0])[:limit]]
 
 
-def rectify(image_bgr: Image, corners: FloatArray) -> Image:
-    """The card with outline `corners` (TL, TR, BR, BL) warped to the canonical upright card."""
-    target = np.array([[0, 0], [CANON_W, 0], [CANON_W, CANON_H], [0, CANON_H]], dtype=np.float32)
-    matrix = cv2.getPerspectiveTransform(corners.astype(np.float32), target)
-    warped = cv2.warpPerspective(image_bgr, matrix, (CANON_W, CANON_H), flags=cv2.INTER_LINEAR,
-                                 borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(warped, dtype=np.uint8)
-
-
-def _read_corner(templates: IndexTemplates, crop: Image, *, on_right: bool) -> IndexScores | None:
-    features = index_features(crop, on_right=on_right)
-    return None if features is None else _score(templates, features)
-
-
-def _score(templates: IndexTemplates, features: IndexFeatures) -> IndexScores:
-    scores = templates.score(features)
-    if not _RED_CUE[0] <= features.redness <= _RED_CUE[1]:
-        is_red = features.redness > _RED_CUE[1]
-        penalty = np.array([0.0 if red == is_red else _COLOUR_PENALTY for red in RED_SUITS], dtype=np.float32)
-        scores = IndexScores(rank=scores.rank, suit=scores.suit - penalty, rank_linear=scores.rank_linear,
-                             suit_linear=scores.suit_linear - penalty)
-    return scores
-
-
-def _margin(scores: FloatArray) -> float:
-    top = np.sort(scores)[::-1]
-    return float(top[0] - top[1])
-
-
-def _confidence(scores: IndexScores) -> float:
-    """A 0..1 confidence from the nearest templates' similarity and the linear classifiers' margins over the
-    runners-up; low when the nearest template and the linear classifier disagree on rank or suit."""
-    best = float(min(scores.rank.max(), scores.suit.max()))
-    rank_margin, suit_margin = _margin(scores.rank_linear), _margin(scores.suit_linear)
-    confidence = (np.clip((best - 0.6) / 0.3, 0.0, 1.0) * np.clip(rank_margin / _LINEAR_MARGIN, 0.0, 1.0)
-                  * np.clip(suit_margin / _LINEAR_MARGIN, 0.0, 1.0))
-    for nearest, linear in ((scores.rank, scores.rank_linear), (scores.suit, scores.suit_linear)):
-        if int(nearest.argmax()) != int(linear.argmax()):
-            confidence *= 0.3
-    return float(confidence)
-
-
-def read_rectified(card_bgr: Image, *, templates: IndexTemplates | None = None) -> IndexReading:
-    """The card in a canonical upright card image.
-
-    The class similarities of every corner read well enough are averaged; each corner also votes for its
-    own reading, and a corner that disagrees with the result lowers the confidence."""
-    bank = templates if templates is not None else default_templates()
-    found = [_read_corner(bank, crop, on_right=on_right) for crop, on_right in corner_crops(card_bgr)]
-    return _reading_of_corners([scores for scores in found if scores is not None])
-
-
-def _reading_of_corners(found: list[IndexScores]) -> IndexReading:
-    corners = [scores for scores in found if scores.quality >= _MIN_QUALITY]
-    if not corners:
-        return IndexReading(card=None, confidence=0.0)
-    mean = IndexScores(rank=np.mean([c.rank for c in corners], axis=0),
-                       suit=np.mean([c.suit for c in corners], axis=0),
-                       rank_linear=np.mean([c.rank_linear for c in corners], axis=0),
-                       suit_linear=np.mean([c.suit_linear for c in corners], axis=0))
-    rank, suit = int(mean.rank_linear.argmax()), int(mean.suit_linear.argmax())
-    agreeing = sum(1 for c in corners if int(c.rank_linear.argmax()) == rank and int(c.suit_linear.argmax()) == suit)
-    confidence = _confidence(mean)
-    if agreeing > 1:
-        confidence = 1.0 - (1.0 - confidence) * 0.7
-    confidence *= 0.3 ** (len(corners) - agreeing)
-    return IndexReading(card=RANK_CODES[rank] + SUIT_CODES[suit], confidence=float(confidence),
-                        corners_read=len(corners), corners_agreeing=agreeing)
-
-
-def _resolution_factor(corners: FloatArray) -> float:
-    """How far to trust a reading at this card size: the index pip is only a few pixels on a narrow card."""
-    width = float(min(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1])))
-    return float(np.clip((width - _RESOLUTION_PX[0]) / (_RESOLUTION_PX[1] - _RESOLUTION_PX[0]), 0.2, 1.0))
-
-
 def recognise_card(image_bgr: Any, *, box: Any = None, corners: Any = None, templates: IndexTemplates | None = None,
                    classifier: CardClassifier | None = None, use_classifier: bool = True,
                    min_confidence: float = MIN_CONFIDENCE) -> CardReading:
@@ -446,8 +348,12 @@ def _classify_in_stages(net: CardClassifier, image: Image, candidates: list[Floa
     fitted to `box` (`box_quads`); when it is not sure (`_CNN_SURE`), among those and the outlines along
     straight edges in the box too (`cards_outline.edge_quads`: the card merged with a neighbour in colour,
     or on a table of its colour; `cards_outline.line_quads`: the same seen at a slant, no longer a rectangle)
-    and, for a box at the image's edge, the card run on past the frame (`cards_outline.frame_quads`). None
-    `box`: `candidates` alone."""
+    and, for a box at the image's edge, the card run on past the frame (`cards_outline.frame_quads`); still
+    unsure, among those and the card run on past each side of the box in turn (`_box_cut_quads`: a box around
+    the visible part of a card under a hand or a card; on outlines `_CUT_MIN_PX` wide, as on smaller ones they
+    swayed the vote between spades and clubs either way), kept when it reads another card or is sure (up to 16
+    more outlines, most reading the card already chosen, raise its share of the vote without new evidence: a
+    6C under a chip read 8C at 0.39 rose to 0.46 and outvoted the index). None `box`: `candidates` alone."""
     if box is None:
         return _classify(net, image, candidates)
     pixel_box = _check_box(box, image.shape)
@@ -459,7 +365,27 @@ def _classify_in_stages(net: CardClassifier, image: Image, candidates: list[Floa
     lines = [order_corners(q.corners) for q in line_quads(image, pixel_box)]
     more = [order_corners(q.corners) for q in edge_quads(image, pixel_box)] + lines + _turned_a_quarter(lines)
     more += [order_corners(q) for q in frame_quads(image, pixel_box)]
-    return _classify(net, image, first + more, known=known)
+    known = known + net.read(image, more)
+    learned = _classify(net, image, first + more, known=known)
+    if learned is not None and (learned[0].confidence >= _CNN_SURE or _width(learned[1]) < _CUT_MIN_PX):
+        return learned
+    cut = _classify(net, image, first + more + _box_cut_quads(image, pixel_box), known=known)
+    if cut is None or learned is None or cut[0].card != learned[0].card or cut[0].confidence >= _CNN_SURE:
+        return cut
+    return learned  # the outlines past the box re-read the same card: its vote share grows, its evidence does not
+
+
+def _box_cut_quads(image: Image, box: tuple[int, int, int, int]) -> list[FloatArray]:
+    """The outlines of a card whose box is its visible part only, cut along one of the box's sides by what covers
+    it (a hand, a card): `cards_outline.frame_quads` for the image cut along each side of the box in turn, that
+    side taken for the frame (the card runs on past it, under the cover)."""
+    x0, y0, x1, y1 = box
+    out: list[FloatArray] = []
+    for (cx, cy), part in (((x0, 0), image[:, x0:]), ((0, y0), image[y0:]), ((0, 0), image[:, :x1]),
+                           ((0, 0), image[:y1])):
+        offset = np.array([cx, cy], dtype=np.float32)
+        out += [order_corners(q + offset) for q in frame_quads(part, (x0 - cx, y0 - cy, x1 - cx, y1 - cy))]
+    return out
 
 
 def _turned_a_quarter(quads: list[FloatArray]) -> list[FloatArray]:
@@ -517,11 +443,13 @@ def _combine(learned: tuple[CnnReading, FloatArray] | None, index: IndexReading,
              outline: FloatArray | None) -> CardReading:
     """The classifier's and the index matcher's readings as one: agreeing, the confidence either alone would
     leave unexplained; disagreeing, the classifier's when it is at least fairly sure (`_CNN_TRUSTED`: it
-    measures far better) unless three or more corner indices agree on the matcher's (`_INDEX_CORNERS_SURE`),
-    or, when the two readers differ in rank only, the matcher reads at `_INDEX_RANK_SURE` (a chip or a hand on
-    the card's middle hides pips the classifier counts, not the index glyphs the matcher reads; on a covered
-    card one corner may be all it sees: then at its own confidence less `_RANK_DOUBT` of the classifier's), else
-    the more confident of the two, each at a lower confidence."""
+    measures far better) unless three or more corner indices agree on the matcher's (`_INDEX_CORNERS_SURE`; two,
+    `_INDEX_SUIT_CORNERS`, when they differ in suit only on a card `_INDEX_MIN_PX` wide, whose index pip is
+    clear: a red chip on an AH made the classifier read AD), or, when the two readers differ in rank only, the
+    matcher reads at `_INDEX_RANK_SURE` (a chip or a hand on the card's middle hides pips the classifier counts,
+    not the index glyphs the matcher reads; on a covered card one corner may be all it sees: then at its own
+    confidence less `_RANK_DOUBT` of the classifier's), else the more confident of the two, each at a lower
+    confidence."""
     from_index = CardReading(card=index.card, confidence=index.confidence, corners_px=outline,
                              corners_read=index.corners_read, corners_agreeing=index.corners_agreeing, source="index")
     if learned is None:
@@ -536,7 +464,10 @@ def _combine(learned: tuple[CnnReading, FloatArray] | None, index: IndexReading,
     if rank_only:
         index_sure = index.confidence >= _INDEX_RANK_SURE
     else:
-        index_sure = index.confidence >= _INDEX_SURE and index.corners_agreeing >= _INDEX_CORNERS_SURE
+        corners_sure = _INDEX_CORNERS_SURE
+        if index.card[:-1] == cnn.card[:-1] and outline is not None and _width(outline) >= _INDEX_MIN_PX:
+            corners_sure = _INDEX_SUIT_CORNERS  # they differ in suit only: a large index pip is clear
+        index_sure = index.confidence >= _INDEX_SURE and index.corners_agreeing >= corners_sure
     if not index_sure and cnn.confidence >= min(index.confidence, _CNN_TRUSTED):  # the matcher errs at times
         return CardReading(card=cnn.card, confidence=cnn.confidence * (1.0 - 0.5 * index.confidence),
                            corners_px=quad, source="classifier")
@@ -565,15 +496,21 @@ def _searched_reading(image: Image, learned: tuple[CnnReading, FloatArray], *, i
                       ) -> tuple[IndexReading, FloatArray | None]:
     """The index matcher's reading `index` on `outline`, or, when it disagrees with the classifier, the index
     searched for around the corners of the classifier's outline (`cards_corner.search_corners`) when that reads
-    the classifier's suit more confidently (a neighbour's index is seldom of the same suit)."""
+    the classifier's suit more confidently (a neighbour's index is seldom of the same suit); when it reads
+    another suit, the rank that two corners or more agree on with the classifier's suit, if that differs from the
+    classifier's reading (`cards_matcher.rank_reading`: the small index pips of a blurred card read as the other
+    suit of their colour, or apart, where the larger rank glyphs agree)."""
     cnn, quad = learned
     if index.card == cnn.card:
         return index, outline
     bank = templates if templates is not None else default_templates()
-    searched = _reading_of_corners(search_corners(image, quad, score=lambda f: _score(bank, f)))
+    found = search_corners(image, quad, score=lambda f: score_index(bank, f))
+    searched = reading_of_corners(found)
     if searched.card is None or searched.card[-1] != cnn.card[-1]:
-        return index, outline
-    factor = _resolution_factor(quad) * (_SINGLE_CORNER if searched.corners_read == 1 else 1.0)
+        searched = rank_reading(found, suit=cnn.card[-1])  # the glyphs' rank, the classifier's suit
+        if searched.card is None or searched.card == cnn.card:
+            return index, outline
+    factor = resolution_factor(quad) * (SINGLE_CORNER if searched.corners_read == 1 else 1.0)
     searched = replace(searched, confidence=searched.confidence * factor, searched=True)
     return (searched, quad) if searched.confidence > index.confidence else (index, outline)
 
@@ -589,9 +526,9 @@ def _best_reading(image: Image, quads: list[FloatArray], *,
     readings: list[tuple[IndexReading, FloatArray]] = []
     for candidate in (c for quad in quads for c in quad_candidates(quad)):
         reading = read_rectified(rectify(image, candidate), templates=templates)
-        factor = _resolution_factor(candidate)
+        factor = resolution_factor(candidate)
         if reading.corners_read == 1:
-            factor *= _SINGLE_CORNER  # one corner may belong to a card lying on this one
+            factor *= SINGLE_CORNER  # one corner may belong to a card lying on this one
         readings.append((replace(reading, confidence=reading.confidence * factor), candidate))
         if readings[-1][0].confidence >= _GOOD_ENOUGH:
             break
