@@ -26,7 +26,8 @@ height above the felt given too). Metrics, on chips at least --min-visible visib
   zones whose stacks all have count confidence >= 0.5, and over the zones the edge trusts (every stack's count
   and values >= 0.5: `derive_chips`' sureness), with the share of zones that qualify.
 Truth boxes come from the instance mask, so the recogniser is told their sides are off by rounding only
-(`BOX_SIGMA_PX`); detector boxes use its default (a detector's box error).
+(`BOX_SIGMA_PX`); detector boxes use its default (a detector's box error: their sides are first found again in the
+image, `chips_box`).
 With the detector, chips are matched to truth boxes at IoU >= 0.5 and recall is printed too, and the time of one
 stack read on its boxes (each box read again alone, after the frame). Counts come from the stack's silhouette
 fitted to the image's edges near the box (`chips_refine`); --no-refine gives the boxes' counts alone. Where the

@@ -11,8 +11,9 @@ from floorman.datasets.camera import Camera
 from floorman.datasets.effects import Effects
 from floorman.datasets.render import ObjectTruth, Renderer
 from floorman.datasets.scene import ChipStack, DetectorClass, Lighting, Scene
-from floorman.vision.chips import ChipRecogniser, box_discs
+from floorman.vision.chips import ChipRecogniser
 from floorman.vision.chips_colour import TopColours, match_top, nominal_bgr, scene_light
+from floorman.vision.chips_discs import box_discs
 from floorman.vision.chips_geometry import BOX_SIGMA_PX, TableCamera, fit_stack
 
 CHIPSET = ChipSet.default()

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from floorman.vision.chips import LOOSE_BOX_SHARE, ChipRecogniser
+from floorman.vision.chips import REFINED_BOX_SCALE, ChipRecogniser
+from floorman.vision.chips_box import detector_sigma_px
 from floorman.vision.chips_geometry import StackFit, fit_stack
 from floorman.vision.chips_refine import Silhouette, count_from_silhouette, refine_silhouette
 from tests.vision.test_chips import CHIPSET, Rendered, exact_table_camera, render_chips, tilted_camera
@@ -128,7 +129,8 @@ def test_on_a_dark_felt_a_short_offset_may_be_a_hidden_side() -> None:
 
 def test_a_silhouette_that_misses_the_side_is_held_back_by_the_box() -> None:
     """On a dark felt the side may vanish, the silhouette then measuring a single chip's offset; the detector's box
-    (taken as off by LOOSE_BOX_SHARE of its width) still spans the whole stack and keeps that from a trusted count."""
+    (its sides taken as off by REFINED_BOX_SCALE times the detector's spread) still spans the whole stack and keeps that
+    from a trusted count."""
     camera = tilted_camera(tilt_deg=20.0, size=(1280, 720), hfov=60.0)
     model = exact_table_camera(camera)
     base_mm = np.array([30.0, -20.0])
@@ -136,7 +138,7 @@ def test_a_silhouette_that_misses_the_side_is_held_back_by_the_box() -> None:
     hidden = Silhouette(base_px=uv[0], top_px=uv[1], offset_cov=np.eye(2) * 0.4**2, edges=60, sigma_px=0.4,
                         felt_level=30.0)
     box = mask_box(camera, base=(30.0, -20.0), count=12)
-    sigma = LOOSE_BOX_SHARE * min(box[2] - box[0], box[3] - box[1])
+    sigma = REFINED_BOX_SCALE * detector_sigma_px((1280, 720))
     evidence = fit_stack(model, box, diameter_mm=CHIPSET.diameter_mm, thickness_mm=THICKNESS,
                          box_sigma_px=sigma).log_likelihood
     alone = count_from_silhouette(model, hidden, thickness_mm=THICKNESS, max_count=30)

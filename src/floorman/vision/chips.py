@@ -10,8 +10,9 @@
   Without a camera the count is not measured at all (1, confidence 0). With `refine` (the default) the box's fit
   only starts the count: the stack's silhouette is fitted to the image's edges near it (`chips_refine`), and the
   count comes from the top's offset over the base found there, with that fit's own error (a detector's box is
-  off by ~2 px a side, the silhouette's centres by a few tenths); the box adds its evidence to the edges' (a
-  detector's taken as off by LOOSE_BOX_SHARE of its width). Where too few edges are found (a chip the felt's
+  off by ~1-2 px a side, the silhouette's centres by a few tenths); the box adds its evidence to the edges' (a
+  detector's with its sides first found again in the image, `chips_box`, and taken as off by REFINED_BOX_SCALE
+  times their spread). Where too few edges are found (a chip the felt's
   colour, the image's border) the box's count stands. Counts are weighed by a prior (`log_prior`; by default a
   single chip SINGLE_SHARE of the time, else up to USUAL_MAX_COUNT chips): where the side shows little, the count
   is the likeliest one, not any one of many equally likely. Where the camera's height was assumed, a frame's stacks
@@ -48,7 +49,9 @@ import numpy.typing as npt
 
 from floorman.core.chips import ChipSet
 from floorman.core.geometry import FloatArray
-from floorman.vision.chips_colour import Bgr, ColourMatch, TopColours, classify_side, match_top, scene_light
+from floorman.vision.chips_box import detector_sigma_px, refine_box
+from floorman.vision.chips_colour import Bgr, ColourMatch, TopColours, classify_side, match_top, scene_light, two_means
+from floorman.vision.chips_discs import box_discs
 from floorman.vision.chips_geometry import (
     CAMERA_HEIGHTS_MM,
     Box,
@@ -60,6 +63,7 @@ from floorman.vision.chips_geometry import (
     marginalise,
     side_points,
     solve_box,
+    stack_outline,
 )
 from floorman.vision.chips_refine import Silhouette, refine_silhouette, silhouette_fit, silhouette_log_likelihood
 from floorman.vision.chips_seams import MIN_PX_PER_CHIP, seam_log_evidence
@@ -81,17 +85,17 @@ _HEIGHT_STEP_MM = 200.0  # camera heights tried over CAMERA_HEIGHTS_MM when the 
 # counts from its boxes then come out calibrated). An instance mask's box: chips_geometry.BOX_SIGMA_PX.
 DETECTOR_BOX_SIGMA_PX = 1.0
 UNCONFIRMED_BOX_SIGMA_PX = 2.0  # the detector's measured spread: its box where no silhouette was found round it
-LOOSE_BOX_SHARE = 0.1  # a detector's box beside the silhouette: its sides off by this share of its width (sd)
+# A detector's box beside the silhouette, its sides found again in the image (`chips_box`): taken as off by this many
+# times their spread (measured on detector boxes of seeds 97011/97012/98011, 980 stacks: count exact 57.1 % with the
+# box off by a tenth of its width as before, 60.0 / 59.8 / 60.6 % at 1.3 / 1.6 / 2.0; counts given 0.8+ 91.6 / 93.8 /
+# 94.0 % exact).
+REFINED_BOX_SCALE = 2.0
 _SURE_MATCH = 0.3  # a top disc matched this surely is not looked for off the fit
 # A stack read again keeps its last reading's top value while that fits within this of the best (`ColourMatch.error`),
 # and a lower chip its last value while that has at least HOLD_VOTES of the chosen value's side samples.
 HOLD_COLOUR = 0.05
 HOLD_VOTES = 0.3
 _DISC_SHIFT_PX = 1.0  # the top disc is also sampled this far off the fit each way (a box's error, a stack's lean)
-_CORNER_SHRINK = (1.0, 0.85, 0.7)  # without a camera: a stack's top disc, as wide as the box is narrow or less
-_DIAGONAL = 0.2  # |ux| - |uy| below this: the box's sides do not tell the disc from the side
-_MIN_DISC = 0.3  # a disc narrower than this share of the box is no solution
-_BORDER_PX = 0.5  # a box side this close to the image's border is cut by it
 _FINGERPRINT_STEP = 16  # a frame is told from another on a grid of pixels this far apart
 _AXIS_MM = 100.0  # a stack's axis in the image: from its foot to this far above it
 _CIRCLE_POINTS = 32
@@ -287,9 +291,9 @@ class ChipRecogniser:
             raise ValueError(f"expected a box with x2 > x1 and y2 > y1, got {box}")
         if self.camera is None:
             return StackEvidence(box, None, None, None)
-        solution = solve_box(self.camera, box, diameter_mm=self.chipset.diameter_mm,
-                             thickness_mm=self.chipset.thickness_mm, max_count=self.max_count,
-                             alternatives=self.alternatives)
+        if self.refine and self.box_sigma_px >= DETECTOR_BOX_SIGMA_PX:  # a detector's box: sides found again
+            return self._refined_evidence(image, box)
+        solution = self._solve(box)
         tight = solution.log_likelihood(self.box_sigma_px)
         if not self.refine:
             return StackEvidence(box, solution, None, tight)
@@ -298,30 +302,56 @@ class ChipRecogniser:
                                        thickness_mm=self.chipset.thickness_mm)
         if silhouette is None:
             logger.debug("chip box %s: too few edges for its silhouette, the box's count stands", box)
-            if self.box_sigma_px < DETECTOR_BOX_SIGMA_PX:
-                return StackEvidence(box, solution, None, tight)
-            # Unconfirmed by edges, a detector's box is taken as off by its full measured spread (with
+            return StackEvidence(box, solution, None, tight)
+        # A mask's box is off by rounding, independently of the edges: its evidence adds to theirs.
+        return StackEvidence(box, solution, silhouette, self._with_silhouette(image, fit, silhouette, tight))
+
+    def _refined_evidence(self, image: Image, box: Box) -> StackEvidence:
+        """A detector box's evidence: its sides found again in the image and averaged in (`chips_box.refine_box`,
+        near the outline the box's fit gives on the main camera model), that box's evidence (its sides off by their
+        spread times REFINED_BOX_SCALE) beside the silhouette's."""
+        if self.camera is None:
+            raise ValueError("expected a camera model to refine a box, got none")
+        radius, thickness = self.chipset.diameter_mm / 2.0, self.chipset.thickness_mm
+        first = solve_box(self.camera, box, diameter_mm=self.chipset.diameter_mm, thickness_mm=thickness,
+                          max_count=self.max_count)
+        fit = first.fit(first.log_likelihood(self.box_sigma_px), log_prior=self.log_prior)
+        outline = stack_outline(self.camera, fit, radius_mm=radius, thickness_mm=thickness)
+        refined = refine_box(image, box, outline=outline, detector_sigma=detector_sigma_px(self.camera.image_size))
+        solution = self._solve(refined.box)
+        sigma = np.asarray(refined.sigma_px) * REFINED_BOX_SCALE
+        evidence = solution.log_likelihood(sigma)
+        fit = solution.fit(evidence, log_prior=self.log_prior)
+        silhouette = refine_silhouette(image, self.camera, fit, radius_mm=radius,
+                                       thickness_mm=self.chipset.thickness_mm)
+        if silhouette is None:
+            # Unconfirmed by edges, a detector's box is taken as off by at least its full measured spread (with
             # DETECTOR_BOX_SIGMA_PX, 0.8+ counts of these boxes were right 2 times in 3).
-            loose = solution.log_likelihood(max(self.box_sigma_px, UNCONFIRMED_BOX_SIGMA_PX))
-            return StackEvidence(box, solution, None, loose)
-        # A mask's box is off by rounding, independently of the edges: its evidence adds to theirs. A detector's box
-        # is off by more than its sigma says (with it, counts of 0.8+ confidence were right less often), yet where
-        # the edges miss the stack's side (a dark side on a dark felt: the offset then reads as a single chip's) its
-        # length still tells a tall stack from one chip: it adds its evidence taken as off by LOOSE_BOX_SHARE of
-        # its width (the detector sees frames downscaled, so its error grows with the chip's size in pixels).
-        box_evidence = tight
-        if self.box_sigma_px >= DETECTOR_BOX_SIGMA_PX:
-            sigma = max(LOOSE_BOX_SHARE * min(box[2] - box[0], box[3] - box[1]), self.box_sigma_px)
-            box_evidence = solution.log_likelihood(sigma)
+            logger.debug("chip box %s: too few edges for its silhouette, the box's count stands", box)
+            return StackEvidence(box, solution, None,
+                                 solution.log_likelihood(np.maximum(sigma, UNCONFIRMED_BOX_SIGMA_PX)))
+        return StackEvidence(box, solution, silhouette, self._with_silhouette(image, fit, silhouette, evidence))
+
+    def _with_silhouette(self, image: Image, fit: StackFit, silhouette: Silhouette,
+                         box_evidence: FloatArray) -> FloatArray:
+        """The box's evidence and the silhouette's, and the side's seams where they show (`chips_seams`)."""
+        if self.camera is None:
+            raise ValueError("expected a camera model to read a silhouette, got none")
         evidence = silhouette_log_likelihood(self.camera, silhouette, thickness_mm=self.chipset.thickness_mm,
-                                             max_count=self.max_count, alternatives=self.alternatives)
-        evidence = evidence + box_evidence
-        if fit.px_per_chip >= MIN_PX_PER_CHIP:  # the side's seams count the chips too (`chips_seams`)
+                                             max_count=self.max_count, alternatives=self.alternatives) + box_evidence
+        if fit.px_per_chip >= MIN_PX_PER_CHIP:
             seams = seam_log_evidence(image, self.camera, base_px=silhouette.base_px, top_px=silhouette.top_px,
                                       radius_mm=self.chipset.diameter_mm / 2.0, max_count=self.max_count)
             if seams is not None:
                 evidence = evidence + seams[None, :]
-        return StackEvidence(box, solution, silhouette, evidence)
+        return evidence
+
+    def _solve(self, box: Box) -> BoxSolution:
+        if self.camera is None:
+            raise ValueError("expected a camera model to solve a box, got none")
+        return solve_box(self.camera, box, diameter_mm=self.chipset.diameter_mm,
+                         thickness_mm=self.chipset.thickness_mm, max_count=self.max_count,
+                         alternatives=self.alternatives)
 
     def _match(self, image: Image, discs: list[FloatArray], *, sure: float, light: Bgr | None) -> ColourMatch | None:
         """The best colour match over the candidate top discs (the first one alone when its match is `sure`), under
@@ -478,77 +508,6 @@ def _other_heights(camera: TableCamera) -> list[float]:
     return [float(h) for h in heights if abs(h - own) > _HEIGHT_STEP_MM / 2.0]
 
 
-def box_discs(box: Box, radius_mm: float, *, image_size: tuple[int, int] | None = None) -> list[FloatArray]:
-    """Without a camera model, where the top disc may lie in a box (3x3 pixels <- disc frame in mm), the likeliest
-    first: the ellipse inscribed in the box (a single chip); with the image's size, the disc of a stack seen from
-    a camera over the image's centre (its top lies away from the centre, the box as long as the side shows); and
-    circles _CORNER_SHRINK times as wide as the box is narrow in each of its corners (a stack leaning any way:
-    measured on 120 frames of seeds 94001/94002, top value of stacks of 5+ chips 61 -> 83 %). A box cut by the
-    image's border holds a circle as wide as the box is long, reaching out of the image."""
-    cx, cy, width, height = _box_shape(box)
-    cut = _cut_discs(box, image_size, radius_mm) if image_size is not None else []
-    discs = cut or [_circle(cx, cy, width, height, radius_mm)]  # a cut box's inscribed ellipse is not the chip's
-    side = min(width, height)
-    if image_size is not None:
-        radial = _radial_disc(box, image_size)
-        if radial is not None:
-            discs.append(_circle(radial[0], radial[1], radial[2], radial[2], radius_mm))
-    for shrink in _CORNER_SHRINK:
-        diameter = shrink * side
-        for sx, sy in ((-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)):
-            discs.append(_circle(cx + sx * (width - diameter) / 2.0, cy + sy * (height - diameter) / 2.0,
-                                 diameter, diameter, radius_mm))
-    return discs
-
-
-def _box_shape(box: Box) -> tuple[float, float, float, float]:
-    """Centre and size (pixels) of a box's pixels: (cx, cy, width, height), the last pixel at x2 - 1."""
-    x1, y1, x2, y2 = box
-    return (x1 + x2 - 1.0) / 2.0, (y1 + y2 - 1.0) / 2.0, x2 - x1 - 1.0, y2 - y1 - 1.0
-
-
-def _circle(cx: float, cy: float, width: float, height: float, radius_mm: float) -> FloatArray:
-    """3x3: pixels <- disc frame (mm) of an axis-aligned ellipse `width` x `height` pixels centred at (cx, cy)."""
-    return np.array([[width / 2.0 / radius_mm, 0.0, cx], [0.0, height / 2.0 / radius_mm, cy], [0.0, 0.0, 1.0]])
-
-
-def _radial_disc(box: Box, image_size: tuple[int, int]) -> tuple[float, float, float] | None:
-    """Centre and diameter (pixels) of a stack's top disc for a camera straight over the image's centre: the box is
-    the disc swept a length L away from the centre, so width = D + L |ux| and height = D + L |uy| for the unit
-    direction u from the centre; None where that does not tell D (a box on a diagonal, or no side showing)."""
-    cx, cy, width, height = _box_shape(box)
-    dx, dy = cx - image_size[0] / 2.0, cy - image_size[1] / 2.0
-    norm = math.hypot(dx, dy)
-    if norm < 1.0:
-        return None
-    ux, uy = abs(dx) / norm, abs(dy) / norm
-    if abs(ux - uy) < _DIAGONAL:
-        return None
-    length = (width - height) / (ux - uy)
-    diameter = width - length * ux
-    if length <= 0.0 or not _MIN_DISC * min(width, height) < diameter <= min(width, height):
-        return None
-    return cx + math.copysign(length * ux / 2.0, dx), cy + math.copysign(length * uy / 2.0, dy), diameter
-
-
-def _cut_discs(box: Box, image_size: tuple[int, int], radius_mm: float) -> list[FloatArray]:
-    """For a box cut by the image's border: a circle as wide as the box's longer side, reaching out of the image."""
-    x1, y1, x2, y2 = box
-    middle_x, middle_y, width, height = _box_shape(box)
-    diameter = max(width, height)
-    cx, cy = middle_x, middle_y
-    if x1 <= _BORDER_PX:
-        cx = x2 - 1.0 - diameter / 2.0
-    elif x2 >= image_size[0] - _BORDER_PX:
-        cx = x1 + diameter / 2.0
-    if y1 <= _BORDER_PX:
-        cy = y2 - 1.0 - diameter / 2.0
-    elif y2 >= image_size[1] - _BORDER_PX:
-        cy = y1 + diameter / 2.0
-    cut = (cx, cy) != (middle_x, middle_y)
-    return [_circle(cx, cy, diameter, diameter, radius_mm)] if cut else []
-
-
 def _sample(image: Image, pixels: FloatArray) -> tuple[Bgr, npt.NDArray[np.bool_]]:
     """Bilinear colours (N, 3) at pixel points (N, 2) and whether each lies inside the image."""
     height, width = image.shape[:2]
@@ -574,9 +533,7 @@ def top_colours(image: Image, disc_to_image: FloatArray, *, radius_mm: float) ->
     if inside.sum() < _MIN_INSIDE * inside.size:
         return None
     data = colours[inside].astype(np.float32)
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
-    _, labels, _ = cv2.kmeans(data, 2, np.empty(0), criteria, 2, cv2.KMEANS_PP_CENTERS)
-    labels = labels.reshape(-1)
+    labels = two_means(data)
     major = int(np.bincount(labels, minlength=2).argmax())
     body = np.median(data[labels == major], axis=0).astype(np.float64)
     spot = np.median(data[labels != major], axis=0).astype(np.float64) if np.any(labels != major) else body

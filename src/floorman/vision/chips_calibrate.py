@@ -21,8 +21,9 @@ import numpy as np
 
 from floorman.core.chips import ChipDenomination, ChipSet
 from floorman.core.errors import FloormanError
-from floorman.vision.chips import Image, box_discs, top_colours
+from floorman.vision.chips import Image, top_colours
 from floorman.vision.chips_colour import SPOT_SHARE, Bgr, TopColours, match_top, scene_light
+from floorman.vision.chips_discs import box_discs
 from floorman.vision.chips_geometry import Box
 
 logger = logging.getLogger(__name__)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -47,6 +48,8 @@ _WHITE = np.array([240.0, 244.0, 244.0])  # what white print looks like under ne
 _SATURATED = 250  # pixels this bright in any channel are clipped: their colour is not the light's
 _LIGHT_SAMPLES = 100_000  # the frame is looked at on a grid of about this many pixels
 _MIN_WHITE = 20  # fewer bright pixels than this tell no light
+_SPLIT_ITERATIONS = 20  # `two_means` stops after this many steps ...
+_SPLIT_TOLERANCE = 0.5  # ... or when no centre moves more than this (8-bit levels)
 
 
 def _illuminants() -> Bgr:
@@ -108,6 +111,28 @@ class TopColours:
     mean: Bgr  # mean of all samples: what a blurred chip still shows when body and spots merge
     spot_power: dict[int, float]  # spot count -> share of the rim's angular variation at that frequency
     samples: int
+
+
+def two_means(samples: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.int64]:
+    """Two-means labels (0 or 1) of colour samples (N, 3), started the same way every time: split across the
+    samples' principal axis at their mean, then Lloyd's steps. OpenCV's k-means++ start drew from its global RNG,
+    so a chip's top colours depended on what had been read before it."""
+    data = np.asarray(samples, dtype=np.float64)
+    centred = data - data.mean(axis=0)
+    _, _, axes = np.linalg.svd(centred, full_matrices=False)
+    labels: npt.NDArray[np.int64] = (centred @ axes[0] > 0.0).astype(np.int64)
+    if labels.min() == labels.max():  # one colour: nothing to split
+        return labels
+    centres = np.stack([data[labels == k].mean(axis=0) for k in (0, 1)])
+    for _ in range(_SPLIT_ITERATIONS):
+        distances = np.linalg.norm(data[:, None, :] - centres[None, :, :], axis=2)
+        labels = np.argmin(distances, axis=1).astype(np.int64)
+        moved = np.stack([data[labels == k].mean(axis=0) if np.any(labels == k) else centres[k] for k in (0, 1)])
+        shift = float(np.abs(moved - centres).max())
+        centres = moved
+        if shift < _SPLIT_TOLERANCE:
+            break
+    return labels
 
 
 def _fit(observed: Bgr, models: Bgr, *, max_glare: float = 0.0,

@@ -216,6 +216,12 @@ def side_points(camera: TableCamera, base_mm: Sequence[float] | FloatArray, *, r
 _BOX_DIRECTIONS = np.array([[-1.0, 0.0], [0.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
 
 
+def stack_outline(camera: TableCamera, fit: StackFit, *, radius_mm: float, thickness_mm: float) -> FloatArray:
+    """(2C, 2) pixels round the base's and the top's rims of the stack `fit` (their hull is its silhouette)."""
+    result: FloatArray = _outline(camera, np.array([fit.base_mm]), np.array([fit.count * thickness_mm]), radius_mm)[0]
+    return result
+
+
 def _outline(camera: TableCamera, centres: FloatArray, heights: FloatArray, radius: float) -> FloatArray:
     """(N, 2C, 2) pixels of the base and top rims of cylinders standing at `centres` (N, 2), `heights` (N,)."""
     angles = np.arange(_CIRCLE) * 2.0 * math.pi / _CIRCLE
@@ -301,11 +307,13 @@ class BoxSolution:
     lean_px: FloatArray  # (M, N) the stack's lean (sd) in pixels at each base
     px_per_chip: FloatArray  # (N,) the main model's box growth per chip at each count's base
 
-    def log_likelihood(self, box_sigma_px: float) -> FloatArray:
-        """(M, N) log p(box | model, count) with the sides off by `box_sigma_px` plus the lean, a few far off."""
-        if not box_sigma_px > 0:
+    def log_likelihood(self, box_sigma_px: float | Sequence[float] | FloatArray) -> FloatArray:
+        """(M, N) log p(box | model, count) with the sides off by `box_sigma_px` (one for all, or one per side:
+        x1, y1, x2, y2) plus the lean, a few far off."""
+        sides = np.broadcast_to(np.asarray(box_sigma_px, dtype=np.float64), (len(self.side_weights),))
+        if not np.all(sides > 0):
             raise ValueError(f"expected box_sigma_px > 0, got {box_sigma_px}")
-        sigma = np.sqrt(box_sigma_px**2 + self.lean_px**2)[..., None]
+        sigma = np.sqrt(sides**2 + self.lean_px[..., None] ** 2)
         density = np.exp(-0.5 * (self.residuals / sigma) ** 2) / (math.sqrt(2.0 * math.pi) * sigma)
         mixed = (1.0 - _OUTLIER_SHARE) * density + _OUTLIER_SHARE / _OUTLIER_RANGE_PX
         result: FloatArray = (np.log(mixed) * self.side_weights).sum(axis=2)
