@@ -51,8 +51,8 @@ class CardDeriver(ZoneDeriver[CardContent]):
         the pile's boxes): counted in the muck until the next shuffle."""
         self._resting: dict[int, int] = {}  # muck tracks from the stub not counted yet: frames seen at rest
         self._folded: tuple[float, int] = (-math.inf, 0)
-        """When a player's hand last folded (its hole zone lost cards under it) and how many of those cards have
-        not reached the muck yet: cards coming to rest in the muck soon after are them, not burns."""
+        """When a player's hand last folded (its hole zone emptied under it) and how many of those cards have not
+        reached the muck yet: cards reaching the muck soon after are them, not burns (`_folds_card`)."""
 
     def _hidden(self, track: Track) -> bool:
         return track.zone in self._settle and track.rest_zone == track.zone and self.hands.near(track.position,
