@@ -3,14 +3,17 @@ detector's boxes.
 
     .venv/bin/python benchmarks/chips.py [--frames 60] [--seed 93001] [--size 1280x720|mixed] [--model M]
                                          [--no-detector] [--no-refine] [--flat-prior] [--per-box]
-                                         [--chipset CHIPSET.yaml] [--repeat]
+                                         [--chipset CHIPSET.yaml] [--repeat] [--scene random|seats]
 
 Each frame is a random training-style scene (`datasets.random_sample`, camera effects on) drawn from
-`SeedSequence(seed, spawn_key=(i,))`; use seeds never used for anything else. `--size mixed` draws each frame's
-size as `floorman datasets render` does (`random_scene.SIZES` / `SIZE_WEIGHTS`, portrait at times, home-style
-scenes at 3000x2000: the issue's test set), and prints the count and zone figures per frame-size group too
-(portrait frames with their landscape size). The calibration is exact (fitted on four table points projected by
-the simulator's camera), as `floorman calibrate` gives on a well-marked table.
+`SeedSequence(seed, spawn_key=(i,))`; use seeds never used for anything else. `--scene seats` lays its chips out
+as the scenario videos do (`seat_chips`, casino scenes): each seat's stack zone holds one stack per denomination
+side by side on the scenarios' slots (touching: 42 mm apart for 39 mm chips), 1-20 chips each, and a bet of 1-6
+chips alone; stacks are then also scored split touching (another stack's centre within 45 mm) / alone.
+`--size mixed` draws each frame's size as `floorman datasets render` does (`random_scene.SIZES` / `SIZE_WEIGHTS`,
+portrait at times, home-style scenes at 3000x2000: the issue's test set), and prints the count and zone figures per
+frame-size group too (portrait frames with their landscape size). The calibration is exact (fitted on four table
+points projected by the simulator's camera), as `floorman calibrate` gives on a well-marked table.
 Two camera models are compared: `homography` (focal length from the calibration when the camera is tilted,
 else an assumed 1400 mm camera height: what a plain calibration file gives) and `height` (the camera's measured
 height above the felt given too). Metrics, on chips at least --min-visible visible:
@@ -55,11 +58,12 @@ from floorman.core.layout import TableLayout
 from floorman.core.table_state import TableState
 from floorman.datasets.camera import Camera
 from floorman.datasets.effects import Effects
-from floorman.datasets.random_scene import random_sample
+from floorman.datasets.random_scene import SceneStyle, random_sample
 from floorman.datasets.render import ObjectTruth, Renderer
 from floorman.datasets.render_cli import parse_size
 from floorman.datasets.render_dataset import TRAINING_OPTIONS
-from floorman.datasets.scene import DetectorClass
+from floorman.datasets.scenario_motion import ZoneGeometry
+from floorman.datasets.scene import ChipStack, DetectorClass, Scene
 from floorman.vision.calibration import Calibration, PointPair, calibrate_from_points
 from floorman.vision.chips import ChipRecogniser
 from floorman.vision.chips_geometry import BOX_SIGMA_PX
@@ -158,12 +162,51 @@ class Read:
     count_confidence: float
 
 
-def score_stacks(tally: Tally, key: str, pairs: list[tuple[ObjectTruth, Read]], *, min_visible: float) -> None:
+TOUCHING_MM = 45.0  # stack centres this close touch (39 mm chips on the scenarios' 42 mm slots)
+
+
+def touching_ids(chips: list[ObjectTruth]) -> set[int]:
+    """Ids of the stacks with another stack's centre within TOUCHING_MM."""
+    if len(chips) < 2:
+        return set()
+    xy = np.array([o.position_mm for o in chips], dtype=np.float64)
+    distance = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(distance, np.inf)
+    return {o.id for o, d in zip(chips, distance.min(axis=1), strict=True) if d < TOUCHING_MM}
+
+
+def seat_chips(scene: Scene, rng: np.random.Generator) -> list[ChipStack]:
+    """Chips as the scenario videos lay them out (`timeline`'s slots): per seat (each with probability 0.8) a stack
+    zone holding 1-5 stacks of distinct denominations side by side, highest first, 1-20 chips each, and (probability
+    0.6) a bet of 1-6 chips alone."""
+    geometry = ZoneGeometry(scene.layout)
+    values = sorted((d.value for d in scene.chipset.denominations), reverse=True)
+    stacks: list[ChipStack] = []
+    for seat in scene.layout.seat_numbers:
+        piles: list[tuple[str, tuple[int, ...]]] = []
+        if rng.random() < 0.8:
+            chosen = sorted(rng.choice(values, size=int(rng.integers(1, min(5, len(values)) + 1)), replace=False))
+            piles += [(f"stack_{seat}", (int(v),) * int(rng.integers(1, 21))) for v in reversed(chosen)]
+        if rng.random() < 0.6:
+            piles.append((f"bet_{seat}", (int(rng.choice(values)),) * int(rng.integers(1, 7))))
+        slot_of: Counter[str] = Counter()
+        for zone, pile in piles:
+            x, y = geometry.slot(zone, slot_of[zone])
+            stacks.append(ChipStack(id=50_000 + 100 * seat + len(stacks), x=x, y=y, chips=pile,
+                                    angle_deg=(slot_of[zone] * 37.0) % 360))
+            slot_of[zone] += 1
+    return stacks
+
+
+def score_stacks(tally: Tally, key: str, pairs: list[tuple[ObjectTruth, Read]], *, min_visible: float,
+                 touching: set[int] | None = None) -> None:
     for truth, read in pairs:
         if truth.visible_fraction < min_visible or not truth.chips:
             continue
         predicted, px, confidence = read.denominations, read.px_per_chip, read.count_confidence
         exact = len(predicted) == len(truth.chips)
+        if touching is not None:
+            tally.add(f"{key} count exact, {'touching' if truth.id in touching else 'alone'}", exact)
         tally.add(f"{key} top denomination", predicted[-1] == truth.chips[-1])
         tally.add(f"{key} count exact", exact)
         tally.add(f"{key} stack exact", predicted == truth.chips)
@@ -194,13 +237,17 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
               timing: Timing) -> str:
     """Score one frame into `tally`; returns its size group (WxH, portrait frames as landscape)."""
     rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index,)))
-    scene, camera = random_sample(rng, size=args.size)
+    style = SceneStyle.CASINO if args.scene == "seats" else None
+    scene, camera = random_sample(rng, size=args.size, style=style)
+    if args.scene == "seats":
+        scene.chips = seat_chips(scene, rng)
     group = f"{max(camera.width, camera.height)}x{min(camera.width, camera.height)}"
     result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects.random(rng), rng=rng)
     repeat_rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index, 1)))
     chips = [o for o in result.objects if o.cls == DetectorClass.CHIP and o.box[2] > o.box[0] and o.box[3] > o.box[1]]
     calibration = exact_calibration(camera, scene.layout)
     truth_zones = zone_truth(chips)
+    touching = touching_ids(chips) if args.scene == "seats" else None
     chipset: ChipSet = args.chipset or scene.chipset  # what the recogniser reads with (the scene is drawn with its own)
     for key, height in (("homography", None), ("height", float(camera.eye[2]))):
         builder = TableStateBuilder(TruthNames(), scene.layout, calibration, chipset, None, None,
@@ -211,7 +258,7 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
         state = builder.state_from(result.image, truth_detections(chips), frame_no=index, t=0.0)
         pairs = [(o, Read(s.denominations, builder.chips.read(result.image, o.box).px_per_chip, s.count_confidence))
                  for o, s in zip(chips, state.chips, strict=True)]
-        score_stacks(tally, f"truth boxes, {key}:", pairs, min_visible=args.min_visible)
+        score_stacks(tally, f"truth boxes, {key}:", pairs, min_visible=args.min_visible, touching=touching)
         score_zones(tally, f"truth boxes, {key}:", truth_zones, state)
         if args.repeat and height is None:
             score_repeatability(tally, f"repeat, truth boxes, {key}:", result.image, builder.chips,
@@ -243,7 +290,7 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
         if found:
             seen = state.chips[int(np.argmax(overlaps))]
             pairs.append((o, Read(seen.denominations, -1.0, seen.count_confidence)))  # px/chip not kept
-    score_stacks(tally, "detector boxes:", pairs, min_visible=args.min_visible)
+    score_stacks(tally, "detector boxes:", pairs, min_visible=args.min_visible, touching=touching)
     score_zones(tally, "detector boxes:", truth_zones, state)
     if args.repeat:
         score_repeatability(tally, "repeat, detector boxes:", result.image, builder.chips,
@@ -327,7 +374,8 @@ def parse_frame_size(text: str) -> tuple[int, int] | None:
 
 def grouped(key: str) -> bool:
     """Whether a figure is also printed per frame-size group: counts, zone values, the counts the rules accuse on."""
-    return key.endswith((": count exact", ": zone value exact", f"count exact, confidence {ACCUSED:.1f}-1.0",
+    return key.endswith((": count exact", ": zone value exact", "count exact, touching", "count exact, alone",
+                         f"count exact, confidence {ACCUSED:.1f}-1.0",
                          f"count confidence >= {ACCUSED} (share)"))
 
 
@@ -348,6 +396,8 @@ def main() -> int:
     parser.add_argument("--size", type=parse_frame_size, default=(1280, 720),
                         help="WxH, or 'mixed': drawn per frame as `floorman datasets render` draws it")
     parser.add_argument("--min-visible", type=float, default=0.9)
+    parser.add_argument("--scene", choices=("random", "seats"), default="random",
+                        help="random training scenes, or seats' stacks laid out as the scenario videos do")
     parser.add_argument("--model", type=Path, help="ONNX detector (default: the shipped INT8 model)")
     parser.add_argument("--no-detector", action="store_true", help="truth boxes only")
     parser.add_argument("--chipset", type=ChipSet.load, help="read with this chip set (e.g. one `floorman chips "
@@ -379,7 +429,7 @@ def main() -> int:
         groups.setdefault(group, Tally()).merge(frame)
     out = sys.stdout
     size = "mixed sizes" if args.size is None else f"{args.size[0]}x{args.size[1]}"
-    out.write(f"chips benchmark: {args.frames} frames of {size}, seed {args.seed}, "
+    out.write(f"chips benchmark: {args.frames} {args.scene} frames of {size}, seed {args.seed}, "
               f"chips >= {args.min_visible:.0%} visible, {time.perf_counter() - started:.0f} s\n")
     out.write("targets: denomination >= 98 %, count exact >= 90 %, zone value exact >= 90 %\n")
     for key in sorted(k for k in tally.totals if k != "frames"):
