@@ -210,8 +210,8 @@ def test_a_burn_lost_in_the_muck_pile_as_it_lands_is_dealt(deriver: EventDeriver
     assert dealt(fly_onto_the_pile(scene, deriver, track=30)) == [("muck", None)]
 
 
-def fold_seat_1(scene: Scene, deriver: EventDeriver) -> None:
-    """Seat 1's hand comes over the rail, rests on its two hole cards and takes them (the zone empties under it)."""
+def rest_on_seat_1_cards(scene: Scene, deriver: EventDeriver) -> None:
+    """Seat 1 holds two hole cards (tracks 5, 6); its hand (track 51) comes over the rail and rests on them."""
     scene.cards[5] = card("hole_1", track=5, at=centre("hole_1", -20))
     scene.cards[6] = card("hole_1", track=6, at=centre("hole_1", 20))
     run(deriver, scene.frames(10))
@@ -219,6 +219,11 @@ def fold_seat_1(scene: Scene, deriver: EventDeriver) -> None:
     run(deriver, scene.frames(3))
     scene.hands[51] = hand(centre("hole_1", 0, 10), "hole_1", track=51)
     run(deriver, scene.frames(10))
+
+
+def fold_seat_1(scene: Scene, deriver: EventDeriver) -> None:
+    """Seat 1's hand rests on its two hole cards and takes them (the zone empties under it), then leaves."""
+    rest_on_seat_1_cards(scene, deriver)
     del scene.cards[5], scene.cards[6]
     run(deriver, scene.frames(10))
     del scene.hands[51]
@@ -239,13 +244,7 @@ def test_a_burn_after_a_hand_hid_a_hole_card_is_dealt(deriver: EventDeriver) -> 
     # pile then is a burn (fresh scenario pocket_chips_02, session 9: the turn looked burnless).
     scene = with_stub()
     scene.cards[2] = card("muck", track=2)
-    scene.cards[5] = card("hole_1", track=5, at=centre("hole_1", -20))
-    scene.cards[6] = card("hole_1", track=6, at=centre("hole_1", 20))
-    run(deriver, scene.frames(10))
-    scene.hands[51] = hand(LAYOUT.seat(1).position, "rail_edge", track=51)
-    run(deriver, scene.frames(3))
-    scene.hands[51] = hand(centre("hole_1", 0, 10), "hole_1", track=51)
-    run(deriver, scene.frames(10))
+    rest_on_seat_1_cards(scene, deriver)
     del scene.hands[51]
     run(deriver, scene.frames(15))
     del scene.cards[6]  # its box is lost as the hand leaves

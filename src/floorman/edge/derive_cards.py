@@ -162,8 +162,7 @@ class CardDeriver(ZoneDeriver[CardContent]):
             fold_card = self._folds_card()  # (taken off the fold's cards yet to come to rest either way)
             if FROM_DECK in track.marks and LEFT in track.marks and not track.marks & {PLACED, CONTINUED} \
                     and not fold_card:
-                self.out.emit(CardDealt, to_zone="muck", seat=None, face_up=False, card=None)
-                self.dealt_since_shuffle += 1
+                self._burn()
                 burns += 1
         return burns
 
@@ -181,10 +180,13 @@ class CardDeriver(ZoneDeriver[CardContent]):
             track.marks.add(PLACED)
             members.add(track.id)
             if not self._folds_card():
-                self.out.emit(CardDealt, to_zone="muck", seat=None, face_up=False, card=None)
-                self.dealt_since_shuffle += 1
+                self._burn()
                 dealt += 1
         return dealt
+
+    def _burn(self) -> None:
+        self.out.emit(CardDealt, to_zone="muck", seat=None, face_up=False, card=None)
+        self.dealt_since_shuffle += 1
 
     def _fold(self, cards: int) -> None:
         """A player's hand took the seat's `cards` hole cards (the zone emptied under it): they are to land in the
