@@ -32,6 +32,7 @@ logger = logging.getLogger(__name__)
 
 LEVELS_KEY = "floorman_levels"
 EDGE_PX = 2.0  # a box this close to a window edge inside the frame is a fragment
+REFINE_GAIN = 1.25  # a finer look is taken only at least this much finer than the pyramid's finest level
 LETTERBOX_GREY = 114
 Image = npt.NDArray[np.uint8]
 
@@ -68,6 +69,21 @@ class OnnxDetectorConfig(BaseModel):
                                "the coarser level sees whole.")
     max_detections: int = Field(default=300, ge=1, description="At most this many detections per window "
                                 "(the best, before NMS) and per frame.")
+    refine_classes: tuple[str, ...] = Field(default=("chip",), description="Classes whose boxes are found again "
+                                            "at a finer scale, in windows around them (see refine_px); () never.")
+    refine_px: float = Field(default=28.0, gt=0.0, description="The finer scale makes the frame's median box of "
+                             "a refined class this long (px at that scale): measured on seats' touching stacks at "
+                             "3840x2160, chips found again at 27 px instead of 14 count 51.8 -> 62 % exact.")
+    refine_max_scale: float = Field(default=1.0, gt=0.0, description="At most this scale (frame px -> window "
+                                    "px) for the finer look; above 1 the frame is enlarged.")
+    refine_min_confidence: float = Field(default=0.25, ge=0.0, le=1.0, description="Only boxes at least this "
+                                         "sure are looked at again (a mAP run keeps boxes down to 0.001).")
+    refine_near: float | None = Field(default=0.25, ge=0.0, description="Only boxes with another of a refined "
+                                      "class within this fraction of their long side are looked at again (None: "
+                                      "all). Measured at 3840x2160: a lone stack's box lost a point or two when "
+                                      "looked at again, touching stacks' boxes gained 10-17 points count exact.")
+    refine_iou: float = Field(default=0.6, gt=0.0, le=1.0, description="A box found again replaces the "
+                              "pyramid's box when their IoU is at least this.")
 
 
 DetectorConfig = Annotated[OnnxDetectorConfig, Field(discriminator="type")]
@@ -223,6 +239,8 @@ class OnnxDetector:
         self.levels: tuple[int, ...] = levels or (self.imgsz,)
         self.merge_cut_ids = np.asarray([i for i, name in self.names.items() if name in config.merge_cut_classes],
                                         dtype=np.int64)
+        self.refine_ids = np.asarray([i for i, name in self.names.items() if name in config.refine_classes],
+                                     dtype=np.int64)
         logger.debug("detector %s: imgsz %d, levels %s, %d threads", config.model, self.imgsz, self.levels,
                      config.threads)
 
@@ -290,7 +308,80 @@ class OnnxDetector:
             merged = nms(merged, iou=self.config.iou, containment=self.config.merge_containment,
                          group=merged.data["group"], cut=merged.data["cut"])
         merged = merged[np.argsort(-merged.confidence, kind="stable")[: self.config.max_detections]]
-        return Detections(xyxy=merged.xyxy, confidence=merged.confidence, class_id=merged.class_id)
+        found = Detections(xyxy=merged.xyxy, confidence=merged.confidence, class_id=merged.class_id)
+        return self.refine(frame, found)
+
+    def refine(self, frame: Image, found: Detections) -> Detections:
+        """`found` with the boxes of `refine_classes` found again at a finer scale, where the pyramid's finest
+        level saw them small: windows of the input size are laid over those boxes only, the frame enlarged so
+        that their median box is `refine_px` long, and each box is replaced by the box of its class there that
+        overlaps it most (IoU >= refine_iou). The pyramid's finest level places a box to about a pixel of its
+        scale; a 14 px stack at the 960 level of a 3840x2160 frame is then 4 frame px off on each side."""
+        ids = np.flatnonzero(np.isin(found.class_id, self.refine_ids)
+                             & (found.confidence >= self.config.refine_min_confidence))
+        height, width = frame.shape[:2]
+        if len(ids) == 0:
+            return found
+        box = found.xyxy[ids].astype(np.float64)
+        side = np.maximum(box[:, 2] - box[:, 0], box[:, 3] - box[:, 1])
+        scale = min(self.config.refine_max_scale, self.config.refine_px / max(float(np.median(side)), 1.0))
+        if scale <= REFINE_GAIN * max(self.levels) / max(width, height):
+            return found
+        if self.config.refine_near is not None:
+            near = crowded(box, gap=self.config.refine_near)
+            ids, box = ids[near], box[near]
+        xyxy = found.xyxy.copy()
+        for window, members in cover_windows(box, span=self.imgsz / scale, width=width, height=height,
+                                             margin=EDGE_PX / scale):
+            x0, y0, x1, y1 = window
+            crop = frame[y0:y1, x0:x1]
+            size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
+            scaled = np.asarray(cv2.resize(crop, size, interpolation=cv2.INTER_AREA if scale < 1 else
+                                           cv2.INTER_LINEAR), dtype=np.uint8)
+            again = nms(self.infer(scaled), iou=self.config.iou)
+            again_box = again.xyxy / np.float32(scale) + np.array([x0, y0, x0, y0], dtype=np.float32)
+            for member in members:
+                same = np.flatnonzero(again.class_id == found.class_id[ids[member]])
+                if len(same) == 0:
+                    continue
+                overlap, _ = box_iou(found.xyxy[ids[member]], again_box[same])
+                best = int(np.argmax(overlap))
+                if overlap[best] >= self.config.refine_iou:
+                    xyxy[ids[member]] = again_box[same[best]]
+        return Detections(xyxy=xyxy, confidence=found.confidence, class_id=found.class_id)
+
+
+def crowded(boxes: npt.NDArray[np.float64], *, gap: float) -> npt.NDArray[np.bool_]:
+    """Which of `boxes` (N, 4) have another box within `gap` times their long side."""
+    side = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    reach = (gap * side)[:, None]
+    apart_x = np.maximum(boxes[None, :, 0] - boxes[:, None, 2], boxes[:, None, 0] - boxes[None, :, 2])
+    apart_y = np.maximum(boxes[None, :, 1] - boxes[:, None, 3], boxes[:, None, 1] - boxes[None, :, 3])
+    close = (apart_x <= reach) & (apart_y <= reach)
+    np.fill_diagonal(close, False)
+    return np.asarray(close.any(axis=1), dtype=np.bool_)
+
+
+def cover_windows(boxes: npt.NDArray[np.float64], *, span: float, width: int, height: int,
+                  margin: float) -> list[tuple[tuple[int, int, int, int], list[int]]]:
+    """Square windows of `span` frame px (clipped to the frame) covering `boxes` (N, 4), each with the indices of
+    the boxes it holds whole, at least `margin` px inside its sides within the frame: greedily, a window centred
+    on the top-most box not yet held, taking every box not yet held that lies inside it."""
+    todo = set(range(len(boxes)))
+    out: list[tuple[tuple[int, int, int, int], list[int]]] = []
+    while todo:
+        first = min(todo, key=lambda i: (float(boxes[i, 1]), float(boxes[i, 0])))
+        cx, cy = (boxes[first, 0] + boxes[first, 2]) / 2, (boxes[first, 1] + boxes[first, 3]) / 2
+        x0 = int(np.clip(round(cx - span / 2), 0, max(0, round(width - span))))
+        y0 = int(np.clip(round(cy - span / 2), 0, max(0, round(height - span))))
+        x1, y1 = min(width, x0 + max(1, round(span))), min(height, y0 + max(1, round(span)))
+        lo = np.array([x0 + margin * (x0 > 0), y0 + margin * (y0 > 0)])
+        hi = np.array([x1 - margin * (x1 < width), y1 - margin * (y1 < height)])
+        held = sorted(i for i in todo if (boxes[i, :2] >= lo).all() and (boxes[i, 2:] <= hi).all())
+        members = held if first in held else [*held, first]
+        todo -= set(members)
+        out.append(((x0, y0, x1, y1), members))
+    return out
 
 
 DETECTOR_TYPES: dict[str, type[OnnxDetector]] = {"onnx": OnnxDetector}
