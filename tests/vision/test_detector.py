@@ -231,7 +231,7 @@ def test_small_chip_boxes_are_found_again_at_a_finer_scale(tmp_path: Path) -> No
     strict = OnnxDetector(config.model_copy(update={"refine_iou": 0.6})).detect(frame)
     np.testing.assert_allclose(strict.xyxy, coarse.xyxy)  # IoU 0.33: not the same object, kept as it was
     # refine_px 19: a scale of 0.297, under 1.25 x 0.25; the box found there (16 / 0.297 = 54 px, IoU 0.71) would
-    # replace it, but a look barely finer than the pyramid's is not taken.
+    # replace it, but a look so little finer than the pyramid's is not taken.
     barely = OnnxDetector(config.model_copy(update={"refine_px": 19.0})).detect(frame)
     np.testing.assert_allclose(barely.xyxy, coarse.xyxy)
     unsure = OnnxDetector(config.model_copy(update={"refine_min_confidence": 0.9})).detect(frame)
