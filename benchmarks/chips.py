@@ -62,8 +62,8 @@ from floorman.datasets.random_scene import SceneStyle, random_sample
 from floorman.datasets.render import ObjectTruth, Renderer
 from floorman.datasets.render_cli import parse_size
 from floorman.datasets.render_dataset import TRAINING_OPTIONS
-from floorman.datasets.scenario_motion import ZoneGeometry
-from floorman.datasets.scene import ChipStack, DetectorClass, Scene
+from floorman.datasets.scene import DetectorClass
+from floorman.datasets.seat_chips import seat_chips
 from floorman.vision.calibration import Calibration, PointPair, calibrate_from_points
 from floorman.vision.chips import ChipRecogniser
 from floorman.vision.chips_geometry import BOX_SIGMA_PX
@@ -173,29 +173,6 @@ def touching_ids(chips: list[ObjectTruth]) -> set[int]:
     distance = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
     np.fill_diagonal(distance, np.inf)
     return {o.id for o, d in zip(chips, distance.min(axis=1), strict=True) if d < TOUCHING_MM}
-
-
-def seat_chips(scene: Scene, rng: np.random.Generator) -> list[ChipStack]:
-    """Chips as the scenario videos lay them out (`timeline`'s slots): per seat (each with probability 0.8) a stack
-    zone holding 1-5 stacks of distinct denominations side by side, highest first, 1-20 chips each, and (probability
-    0.6) a bet of 1-6 chips alone."""
-    geometry = ZoneGeometry(scene.layout)
-    values = sorted((d.value for d in scene.chipset.denominations), reverse=True)
-    stacks: list[ChipStack] = []
-    for seat in scene.layout.seat_numbers:
-        piles: list[tuple[str, tuple[int, ...]]] = []
-        if rng.random() < 0.8:
-            chosen = sorted(rng.choice(values, size=int(rng.integers(1, min(5, len(values)) + 1)), replace=False))
-            piles += [(f"stack_{seat}", (int(v),) * int(rng.integers(1, 21))) for v in reversed(chosen)]
-        if rng.random() < 0.6:
-            piles.append((f"bet_{seat}", (int(rng.choice(values)),) * int(rng.integers(1, 7))))
-        slot_of: Counter[str] = Counter()
-        for zone, pile in piles:
-            x, y = geometry.slot(zone, slot_of[zone])
-            stacks.append(ChipStack(id=50_000 + 100 * seat + len(stacks), x=x, y=y, chips=pile,
-                                    angle_deg=(slot_of[zone] * 37.0) % 360))
-            slot_of[zone] += 1
-    return stacks
 
 
 def score_stacks(tally: Tally, key: str, pairs: list[tuple[ObjectTruth, Read]], *, min_visible: float,

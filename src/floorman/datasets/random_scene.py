@@ -4,7 +4,9 @@ Two styles: `CASINO` (felt or wood tables, a hand in progress: hole cards, board
 the button, reaching hands, any camera from straight down to 35 degrees over the whole table or a sector)
 and `HOME` (the held-out photographs: a plain light-wood table shot straight down and close, a few face-up
 cards spread at random angles, face-down cards, loose single chips). `random_sample` draws both, about one
-scene in five in the `HOME` style.
+scene in five in the `HOME` style. With `seat_chips` > 0 that share of `CASINO` scenes holds the seats' stacks as
+players keep them (`datasets.seat_chips`: one stack per denomination side by side, touching), half of them on a
+dark felt; those draws come from a child generator, so at 0 every seed renders as before.
 """
 
 from __future__ import annotations
@@ -45,12 +47,15 @@ from floorman.datasets.scene import (
     SurfaceKind,
     TableAppearance,
 )
+from floorman.datasets.seat_chips import lay_seat_chips
 from floorman.datasets.textures import BACK_DESIGNS, N_BACK_DESIGNS, N_DECK_DESIGNS, deck_design
 
 FELT_RGB = ((38, 110, 62), (24, 92, 52), (30, 72, 128), (22, 50, 100), (128, 30, 36), (34, 34, 36),
             (92, 94, 98), (60, 120, 90))
 WOOD_RGB = ((212, 178, 128), (222, 194, 150), (196, 156, 104), (168, 118, 72), (120, 80, 50), (186, 176, 160))
 LIGHT_WOOD_RGB = ((214, 180, 132), (226, 198, 156), (204, 168, 120), (232, 208, 170))
+DARK_FELT_RGB = ((34, 34, 36), (22, 50, 100), (24, 92, 52), (18, 40, 30))  # where a chip's side is hard to see
+DARK_FELT_SHARE = 0.5  # of the scenes laid out as seats' stacks
 RAIL_RGB = ((30, 24, 22), (18, 18, 20), (70, 44, 30), (52, 36, 30))
 SIZES = ((1280, 720), (1920, 1080), (1280, 960), (1600, 1200), (2560, 1440), (3000, 2000), (3840, 2160))
 SIZE_WEIGHTS = (0.3, 0.25, 0.1, 0.1, 0.1, 0.1, 0.05)
@@ -241,16 +246,30 @@ def _add_racks(scene: Scene, rng: np.random.Generator, *, style: SceneStyle, foc
         scene.appearance = dataclasses.replace(scene.appearance, racks=tuple(racks))
 
 
+def _maybe_seats(scene: Scene, rng: np.random.Generator, *, chance: float) -> None:
+    """With probability `chance`, the seats' stacks laid out as players keep them (`seat_chips`: side by side,
+    touching, 1-20 chips), on a dark felt half the time (a chip's side runs dark on it)."""
+    if rng.random() >= chance:
+        return
+    lay_seat_chips(scene, rng)
+    if rng.random() < DARK_FELT_SHARE:
+        scene.appearance = dataclasses.replace(scene.appearance, surface=SurfaceKind.FELT,
+                                               colour=_pick(rng, DARK_FELT_RGB))
+
+
 def random_scene(rng: np.random.Generator, *, layout: TableLayout | None = None, chipset: ChipSet | None = None,
-                 style: SceneStyle | None = None) -> Scene:
+                 style: SceneStyle | None = None, seat_chips: float = 0.0) -> Scene:
     """A random training scene (style drawn when not given: `HOME` one time in five)."""
-    return random_scene_with_focus(rng, layout=layout, chipset=chipset, style=style)[0]
+    return random_scene_with_focus(rng, layout=layout, chipset=chipset, style=style, seat_chips=seat_chips)[0]
 
 
 def random_scene_with_focus(rng: np.random.Generator, *, layout: TableLayout | None = None,
-                            chipset: ChipSet | None = None,
-                            style: SceneStyle | None = None) -> tuple[Scene, SceneStyle, tuple[float, float]]:
-    """A random scene, its style, and the point a camera should look at for a `HOME` scene."""
+                            chipset: ChipSet | None = None, style: SceneStyle | None = None,
+                            seat_chips: float = 0.0) -> tuple[Scene, SceneStyle, tuple[float, float]]:
+    """A random scene, its style, and the point a camera should look at for a `HOME` scene. With probability
+    `seat_chips` a `CASINO` scene's seats hold their stacks as players do (`_maybe_seats`)."""
+    if not 0.0 <= seat_chips <= 1.0:
+        raise ValueError(f"seat_chips: expected a probability in [0, 1], got {seat_chips}")
     if style is None:
         style = SceneStyle.HOME if rng.random() < HOME_FRACTION else SceneStyle.CASINO
     table = layout or random_layout(rng)
@@ -269,6 +288,9 @@ def random_scene_with_focus(rng: np.random.Generator, *, layout: TableLayout | N
     scene.lighting = random_lighting(rng, scene)
     # A child generator: the racks leave the main stream, so every other draw matches renders made before them.
     _add_racks(scene, rng.spawn(1)[0], style=style, focus=focus)
+    if style == SceneStyle.CASINO and seat_chips > 0.0:
+        # A second child generator: with the option off, nothing is drawn and the stream is as before.
+        _maybe_seats(scene, rng.spawn(1)[0], chance=seat_chips)
     return scene, style, focus
 
 
@@ -331,9 +353,12 @@ def photo_camera(rng: np.random.Generator, *, focus: tuple[float, float], card_w
 
 
 def random_sample(rng: np.random.Generator, *, layout: TableLayout | None = None, chipset: ChipSet | None = None,
-                  size: tuple[int, int] | None = None, style: SceneStyle | None = None) -> tuple[Scene, Camera]:
-    """A random training scene and a camera suited to its style (drawn when `style` is None)."""
-    scene, style, focus = random_scene_with_focus(rng, layout=layout, chipset=chipset, style=style)
+                  size: tuple[int, int] | None = None, style: SceneStyle | None = None,
+                  seat_chips: float = 0.0) -> tuple[Scene, Camera]:
+    """A random training scene and a camera suited to its style (drawn when `style` is None); `seat_chips`: the
+    chance a `CASINO` scene's seats hold their stacks side by side (`random_scene_with_focus`)."""
+    scene, style, focus = random_scene_with_focus(rng, layout=layout, chipset=chipset, style=style,
+                                                  seat_chips=seat_chips)
     if style == SceneStyle.HOME:
         width = scene.cards[0].size_mm[0] if scene.cards else 63.5
         return scene, photo_camera(rng, focus=focus, card_width_mm=width, size=size)

@@ -52,6 +52,10 @@ def _fraction(text: str) -> float:
     return _checked(text, parse=float, ok=lambda v: 0.0 <= v < 1.0, expected="a number in [0, 1)")
 
 
+def _probability(text: str) -> float:
+    return _checked(text, parse=float, ok=lambda v: 0.0 <= v <= 1.0, expected="a probability in [0, 1]")
+
+
 def register_render(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "render", help="render a YOLO detection dataset of random table scenes",
@@ -67,6 +71,10 @@ def register_render(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="scene style: casino (a hand in progress, any camera), home (close straight-down "
                         "photos of a light-wood table: the held-out photographs' kind) or mixed (default: home "
                         "one time in five)")
+    parser.add_argument("--seat-chips", type=_probability, default=0.0, metavar="P",
+                        help="chance that a casino scene's seats hold their stacks as players do: one stack per "
+                        "denomination side by side, touching, 1-20 chips, half of them on a dark felt (default 0: "
+                        "scenes as before, the same for a given seed)")
     parser.add_argument("--workers", type=_positive, default=1, help="worker processes (default 1)")
     parser.add_argument("--val-fraction", type=_fraction, default=0.1,
                         help="fraction of images in the validation split (default 0.1)")
@@ -79,7 +87,7 @@ def register_render(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run_render(args: argparse.Namespace) -> int:
     spec = DatasetSpec(out=args.out, count=args.count, seed=args.seed, size=args.size, workers=args.workers,
                        val_fraction=args.val_fraction, overwrite=args.overwrite, progress=not args.no_progress,
-                       style=None if args.style == "mixed" else SceneStyle(args.style))
+                       style=None if args.style == "mixed" else SceneStyle(args.style), seat_chips=args.seat_chips)
     summary = render_dataset(spec)
     sys.stdout.write(f"wrote {summary.train + summary.val} images ({summary.train} train, {summary.val} val), "
                      f"{summary.labels} labels, to {summary.out}\n")

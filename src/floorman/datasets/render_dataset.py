@@ -42,6 +42,7 @@ class DatasetSpec:
     overwrite: bool = False
     progress: bool = True
     style: SceneStyle | None = None  # None: both styles, home one time in five
+    seat_chips: float = 0.0  # chance a casino scene's seats hold their stacks side by side (`seat_chips`)
 
     def __post_init__(self) -> None:
         if self.count < 1:
@@ -52,6 +53,8 @@ class DatasetSpec:
             raise ValueError(f"val fraction: expected a number in [0, 1), got {self.val_fraction}")
         if self.seed < 0:
             raise ValueError(f"seed: expected a non-negative integer, got {self.seed}")
+        if not 0.0 <= self.seat_chips <= 1.0:
+            raise ValueError(f"seat chips: expected a probability in [0, 1], got {self.seat_chips}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +99,7 @@ def render_image(job: ImageJob) -> ImageDone:
     """Render image `job.index` and write its image, label file and sidecar."""
     spec = job.spec
     rng = image_rng(spec.seed, job.index)
-    scene, camera = random_sample(rng, size=spec.size, style=spec.style)
+    scene, camera = random_sample(rng, size=spec.size, style=spec.style, seat_chips=spec.seat_chips)
     effects = Effects.random(rng)
     # The effects' JPEG re-compression is the file's own encoding: one encode instead of encode-decode-encode.
     in_render = replace(effects, jpeg_quality=None)
