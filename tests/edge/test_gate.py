@@ -78,9 +78,6 @@ class BrightBoxes:
     def refine(self, frame: npt.NDArray[np.uint8], found: Detections) -> Detections:  # noqa: ARG002
         return found  # it has no class to look at again
 
-    def off_button(self, found: Detections) -> Detections:
-        return found  # it sees no button
-
 
 @pytest.mark.parametrize("below", [15, 30])
 def test_a_change_beside_a_card_does_not_cut_it(below: int) -> None:

@@ -183,21 +183,6 @@ def test_boxes_cut_by_an_inner_window_edge_at_a_fine_level_are_dropped_unless_me
     assert int((single.class_id == 2).sum()) == 24  # one level: nothing coarser to see the whole object
 
 
-def test_boxes_lying_on_a_more_confident_button_are_dropped(tmp_path: Path) -> None:
-    # One 64 px window: a button (class 3) with a card back and a chip on it, and a card back beside it.
-    rows = [(20, 20, 16, 16, 3, 0.9), (20, 21, 16, 15, 1, 0.6), (21, 20, 15, 16, 2, 0.5), (48, 48, 12, 16, 1, 0.7)]
-    model = constant_model(tmp_path / "b.onnx", yolo_output(rows), imgsz=64)
-    frame = np.zeros((64, 64, 3), dtype=np.uint8)
-    found = OnnxDetector(OnnxDetectorConfig(model=model)).detect(frame)
-    assert sorted(found.class_id.tolist()) == [1, 3]  # the card back beside the button stays
-    assert float(found.xyxy[found.class_id == 1][0, 0]) == pytest.approx(42.0)
-    kept = OnnxDetector(OnnxDetectorConfig(model=model, button_class=None)).detect(frame)
-    assert sorted(kept.class_id.tolist()) == [1, 1, 2, 3]
-    surer = [(20, 20, 16, 16, 3, 0.5), (20, 21, 16, 15, 1, 0.6)]  # a card more confident than the button: kept
-    model = constant_model(tmp_path / "c.onnx", yolo_output(surer), imgsz=64)
-    assert sorted(OnnxDetector(OnnxDetectorConfig(model=model)).detect(frame).class_id.tolist()) == [1, 3]
-
-
 def test_cover_windows_hold_every_box_once_inside_the_frame() -> None:
     rng = np.random.default_rng(3)
     centres = rng.uniform(0, 1000, size=(40, 2))

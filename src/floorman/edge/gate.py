@@ -95,9 +95,8 @@ class ChangeGatedDetector:
         return self._last
 
     def _region(self, frame: Image, box: tuple[int, int, int, int]) -> Detections:
-        """The fine pyramid level's detections inside `box` (frame pixels), in the model's square windows, boxes on
-        the dealer button dropped and the detector's `refine_classes` found again finer (`OnnxDetector.off_button`,
-        `OnnxDetector.refine`)."""
+        """The fine pyramid level's detections inside `box` (frame pixels), in the model's square windows, boxes of
+        the detector's `refine_classes` found again finer (`OnnxDetector.refine`)."""
         x0, y0, x1, y1 = box
         height, width = frame.shape[:2]
         scale = max(self.inner.levels) / max(width, height)
@@ -118,8 +117,8 @@ class ChangeGatedDetector:
         if len(parts) > 1 and len(merged):
             merged = nms(merged, iou=self.inner.config.iou, containment=self.inner.config.merge_containment,
                          group=merged.data["group"], cut=merged.data["cut"])
-        return self.inner.refine(frame, self.inner.off_button(Detections(
-            xyxy=merged.xyxy, confidence=merged.confidence, class_id=merged.class_id)))
+        return self.inner.refine(frame, Detections(xyxy=merged.xyxy, confidence=merged.confidence,
+                                                   class_id=merged.class_id))
 
 
 def _grown(box: tuple[int, int, int, int], known: npt.NDArray[np.float32], *, width: int,

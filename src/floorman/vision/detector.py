@@ -74,12 +74,6 @@ class OnnxDetectorConfig(BaseModel):
                                "the coarser level sees whole.")
     max_detections: int = Field(default=300, ge=1, description="At most this many detections per window "
                                 "(the best, before NMS) and per frame.")
-    button_class: str | None = Field(default="dealer_button", description="A box of another class lying on a "
-                                     "more confident box of this class (IoU >= button_iou) is dropped: the white "
-                                     "disc is called a card back or a chip beside its own box in a quarter of the "
-                                     "frames of a scenario video, and the card derivation takes it for a card; "
-                                     "None keeps every class's boxes.")
-    button_iou: float = Field(default=0.5, gt=0.0, le=1.0, description="See button_class.")
     refine_classes: tuple[str, ...] = Field(default=("chip",), description="Classes whose boxes are found again "
                                             "at a finer scale, in windows around them (see refine_px); () never.")
     refine_px: float = Field(default=28.0, gt=0.0, description="The finer scale makes the frame's median box of "
@@ -250,7 +244,6 @@ class OnnxDetector:
         self.levels: tuple[int, ...] = levels or (self.imgsz,)
         self.merge_cut_ids = np.asarray([i for i, name in self.names.items() if name in config.merge_cut_classes],
                                         dtype=np.int64)
-        self.button_id = next((i for i, name in self.names.items() if name == config.button_class), -1)
         self.refine_ids = np.asarray([i for i, name in self.names.items() if name in config.refine_classes],
                                      dtype=np.int64)
         logger.debug("detector %s: imgsz %d, levels %s, %d threads", config.model, self.imgsz, self.levels,
@@ -321,19 +314,7 @@ class OnnxDetector:
                          group=merged.data["group"], cut=merged.data["cut"])
         merged = merged[np.argsort(-merged.confidence, kind="stable")[: self.config.max_detections]]
         found = Detections(xyxy=merged.xyxy, confidence=merged.confidence, class_id=merged.class_id)
-        return self.refine(frame, self.off_button(found))
-
-    def off_button(self, found: Detections) -> Detections:
-        """`found` without the boxes of other classes lying on a more confident `button_class` box."""
-        buttons = np.flatnonzero(found.class_id == self.button_id)
-        if len(buttons) == 0:
-            return found
-        keep = np.ones(len(found), dtype=bool)
-        for b in buttons:
-            overlap, _ = box_iou(found.xyxy[b], found.xyxy)
-            keep &= ~((overlap >= self.config.button_iou) & (found.class_id != self.button_id)
-                      & (found.confidence < found.confidence[b]))
-        return found if keep.all() else found[np.flatnonzero(keep)]
+        return self.refine(frame, found)
 
     def refine(self, frame: Image, found: Detections) -> Detections:
         """`found` with the boxes of `refine_classes` found again at a finer scale, where the pyramid's finest
