@@ -63,7 +63,7 @@ from floorman.datasets.render import ObjectTruth, Renderer
 from floorman.datasets.render_cli import parse_size
 from floorman.datasets.render_dataset import TRAINING_OPTIONS
 from floorman.datasets.scene import DetectorClass
-from floorman.datasets.seat_chips import seat_chips
+from floorman.datasets.seat_chips import seat_chips, touching
 from floorman.vision.calibration import Calibration, PointPair, calibrate_from_points
 from floorman.vision.chips import ChipRecogniser
 from floorman.vision.chips_geometry import BOX_SIGMA_PX
@@ -162,17 +162,9 @@ class Read:
     count_confidence: float
 
 
-TOUCHING_MM = 45.0  # stack centres this close touch (39 mm chips on the scenarios' 42 mm slots)
-
-
 def touching_ids(chips: list[ObjectTruth]) -> set[int]:
-    """Ids of the stacks with another stack's centre within TOUCHING_MM."""
-    if len(chips) < 2:
-        return set()
-    xy = np.array([o.position_mm for o in chips], dtype=np.float64)
-    distance = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
-    np.fill_diagonal(distance, np.inf)
-    return {o.id for o, d in zip(chips, distance.min(axis=1), strict=True) if d < TOUCHING_MM}
+    """Ids of the stacks with another stack's centre within `seat_chips.TOUCHING_MM`."""
+    return {o.id for o, near in zip(chips, touching([o.position_mm for o in chips]), strict=True) if near}
 
 
 def score_stacks(tally: Tally, key: str, pairs: list[tuple[ObjectTruth, Read]], *, min_visible: float,

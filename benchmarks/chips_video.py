@@ -35,6 +35,7 @@ from pathlib import Path
 from floorman.core.frame_truth import FrameTruth, ObjectRecord
 from floorman.core.table_state import SeenChips, TableState
 from floorman.datasets.scenario import load_scenario
+from floorman.datasets.seat_chips import TOUCHING_MM, touching
 from floorman.datasets.truth import FRAMES_FILE, read_frames
 from floorman.edge.agent import DEFAULT_MODEL
 from floorman.evaluation.derivation import vision_states
@@ -70,10 +71,6 @@ def stack_value(chips: Iterable[int]) -> int:
     return sum(chips)
 
 
-def touching(record: ObjectRecord, stacks: list[ObjectRecord], *, mm: float) -> bool:
-    return any(other.id != record.id and math.dist(other.position_mm, record.position_mm) <= mm for other in stacks)
-
-
 def nearest(record: ObjectRecord, seen: list[SeenChips], *, mm: float) -> SeenChips | None:
     best, best_d = None, mm
     for chips in seen:
@@ -87,12 +84,13 @@ def nearest(record: ObjectRecord, seen: list[SeenChips], *, mm: float) -> SeenCh
 
 def score_frame(tally: Tally, truth: FrameTruth, state: TableState, args: argparse.Namespace) -> None:
     stacks = [o for o in truth.objects if o.cls == "chip" and o.chips and zone_kind(o.zone) is not None]
-    for record in stacks:
+    touches = touching([o.position_mm for o in stacks], mm=args.touch_mm)
+    for record, touch in zip(stacks, touches, strict=True):
         if record.visible_fraction < args.min_visible:
             continue
         kind = zone_kind(record.zone)
         groups = ["all", f"zone {kind}"]
-        if touching(record, stacks, mm=args.touch_mm):
+        if touch:
             groups.append("touching")
         reading = nearest(record, list(state.chips), mm=args.match_mm)
         for group in groups:
@@ -174,7 +172,7 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=15, help="score every N-th frame")
     parser.add_argument("--min-visible", type=float, default=0.95, help="truth stacks at least this uncovered")
     parser.add_argument("--match-mm", type=float, default=20.0, help="reading within this of the truth stack")
-    parser.add_argument("--touch-mm", type=float, default=45.0, help="stacks whose centres are this close touch")
+    parser.add_argument("--touch-mm", type=float, default=TOUCHING_MM, help="stacks whose centres are this close touch")
     args = parser.parse_args()
     if args.every < 1:
         parser.error(f"--every: expected a positive number of frames, got {args.every}")

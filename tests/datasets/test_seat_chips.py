@@ -17,11 +17,10 @@ from floorman.datasets.render import Renderer
 from floorman.datasets.render_cli import register_render
 from floorman.datasets.render_dataset import DatasetSpec, render_dataset
 from floorman.datasets.scene import DetectorClass, Lighting, Scene
-from floorman.datasets.seat_chips import FIRST_SEAT_ID, off_seats, seat_chips
+from floorman.datasets.seat_chips import FIRST_SEAT_ID, TOUCHING_MM, off_seats, seat_chips, touching
 
 LAYOUT = TableLayout.default()
 CHIPS = ChipSet.default()
-TOUCHING_MM = 45.0  # 39 mm chips on the scenarios' 42 mm slots
 
 
 def centre_distances(xy: np.ndarray) -> np.ndarray:
@@ -90,6 +89,20 @@ def test_the_option_at_zero_draws_nothing_and_changes_nothing() -> None:
         assert same_camera(camera, plain_camera)
         assert rng.random() == plain_rng.random()
         assert with_seats.chips != plain.chips
+
+
+def test_touching_flags_the_stacks_with_a_neighbour_within_reach() -> None:
+    slots = [(0.0, 0.0), (42.0, 0.0), (84.0, 30.0), (300.0, 300.0)]  # a row of two, one 51.6 mm off, one alone
+    assert touching(slots) == [True, True, False, False]
+    assert touching(slots, mm=52.0) == [True, True, True, False]
+    assert touching(slots[:1]) == [False] and touching([]) == []
+    rng = np.random.default_rng(7)
+    scene = random_scene(rng, layout=LAYOUT, chipset=CHIPS, style=SceneStyle.CASINO)
+    scene.chips = seat_chips(scene, rng)
+    flags = touching([(s.x, s.y) for s in scene.chips])
+    assert sum(flags) >= len(flags) // 2  # seats' stacks sit side by side
+    with pytest.raises(ValueError, match="expected a distance > 0 mm, got 0"):
+        touching(slots, mm=0.0)
 
 
 def test_home_scenes_never_take_the_option() -> None:

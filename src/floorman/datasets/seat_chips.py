@@ -9,6 +9,7 @@ scene; `benchmarks/chips.py --scene seats` measures the chip recogniser on it an
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from floorman.datasets.scene import ChipStack, Scene
 
 SEAT_ZONE_PREFIXES = ("stack_", "bet_")
 FIRST_SEAT_ID = 50_000  # ids of seat stacks: above any `IdSource` id of a random scene
+TOUCHING_MM = 45.0  # stack centres this close touch (39 mm chips on the scenarios' 42 mm slots)
 
 
 def seat_chips(scene: Scene, rng: np.random.Generator) -> list[ChipStack]:
@@ -58,3 +60,15 @@ def off_seats(scene: Scene) -> list[ChipStack]:
 def lay_seat_chips(scene: Scene, rng: np.random.Generator) -> None:
     """Replace the stacks on the seats' stack and bet zones by `seat_chips`' layout (the pot's chips stay)."""
     scene.chips = [*off_seats(scene), *seat_chips(scene, rng)]
+
+
+def touching(positions_mm: Sequence[tuple[float, float]], *, mm: float = TOUCHING_MM) -> list[bool]:
+    """Per stack centre (table mm), whether another stack's centre lies within `mm`: the two touch."""
+    if not mm > 0:
+        raise ValueError(f"expected a distance > 0 mm, got {mm}")
+    if len(positions_mm) < 2:
+        return [False] * len(positions_mm)
+    xy = np.asarray(positions_mm, dtype=np.float64).reshape(-1, 2)
+    distance = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(distance, np.inf)
+    return [bool(d <= mm) for d in distance.min(axis=1)]
