@@ -23,11 +23,14 @@ height above the felt given too). Metrics, on chips at least --min-visible visib
 - count confidence: the share of stacks whose count is given >= 0.5 confidence (what the rules act on) and how
   often those counts are exact, the share given >= 0.8 (what the rules accuse on), and exactness by confidence
   band (a calibrated confidence matches it);
+- stack sure: the share of stacks whose count and values (the chips under the top) are both given >= 0.8, what a
+  zone the rules accuse on is made of, and how often such a stack is exact;
 - top denomination without a calibration (the box alone: no count, no position);
 - zone value exact: per frame and zone (stack_<s>, bet_<s>, pot) holding chips in truth or prediction, the
   value of all visible chip objects there (TableStateBuilder's zone_values) against the truth; also over the
   zones whose stacks all have count confidence >= 0.5, and over the zones the edge trusts (every stack's count
-  and values >= 0.5: `derive_chips`' sureness), with the share of zones that qualify.
+  and values >= 0.5: `derive_chips`' sureness), and over the zones sure enough for the rules to accuse on (the
+  same, >= 0.8: `ledger_min_confidence`), with the share of zones that qualify.
 Truth boxes come from the instance mask, so the recogniser is told their sides are off by rounding only
 (`BOX_SIGMA_PX`); detector boxes use its default (a detector's box error: their sides are first found again in the
 image, `chips_box`).
@@ -146,6 +149,9 @@ def score_zones(tally: Tally, key: str, truth: dict[str, int], state: TableState
             tally.add(f"{key} zone value exact, all counts >= {TRUSTED}", right)
         if sure.get(zone, 1.0) >= TRUSTED:
             tally.add(f"{key} zone value exact, trusted by the edge", right)
+        tally.add(f"{key} zones sure enough to accuse on, >= {ACCUSED} (share)", sure.get(zone, 1.0) >= ACCUSED)
+        if sure.get(zone, 1.0) >= ACCUSED:
+            tally.add(f"{key} zone value exact, sure enough to accuse on", right)
 
 
 def iou(a: tuple[float, ...], b: np.ndarray) -> np.ndarray:
@@ -160,6 +166,7 @@ class Read:
     denominations: tuple[int, ...]
     px_per_chip: float
     count_confidence: float
+    denomination_confidence: float
 
 
 def touching_ids(chips: list[ObjectTruth]) -> set[int]:
@@ -189,6 +196,10 @@ def score_stacks(tally: Tally, key: str, pairs: list[tuple[ObjectTruth, Read]], 
         for lo, hi in CONFIDENCE_BANDS:
             if lo <= confidence < hi:
                 tally.add(f"{key} count exact, confidence {lo:.1f}-{min(hi, 1.0):.1f}", exact)
+        sure = min(confidence, read.denomination_confidence) >= ACCUSED
+        tally.add(f"{key} stack sure: count and values >= {ACCUSED} (share)", sure)
+        if sure:
+            tally.add(f"{key} stack exact, count and values >= {ACCUSED}", predicted == truth.chips)
         if exact:
             for a, b in zip(predicted, truth.chips, strict=True):
                 tally.add(f"{key} chip denomination", a == b)
@@ -225,7 +236,8 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
                                        refine=not args.no_refine, log_prior=() if args.flat_prior else None,
                                        height_from_frame=not args.per_box)
         state = builder.state_from(result.image, truth_detections(chips), frame_no=index, t=0.0)
-        pairs = [(o, Read(s.denominations, builder.chips.read(result.image, o.box).px_per_chip, s.count_confidence))
+        pairs = [(o, Read(s.denominations, builder.chips.read(result.image, o.box).px_per_chip, s.count_confidence,
+                                     s.denomination_confidence))
                  for o, s in zip(chips, state.chips, strict=True)]
         score_stacks(tally, f"truth boxes, {key}:", pairs, min_visible=args.min_visible, touching=touching)
         score_zones(tally, f"truth boxes, {key}:", truth_zones, state)
@@ -258,7 +270,8 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
             tally.add("detector: chip recall (IoU 0.5)", found)
         if found:
             seen = state.chips[int(np.argmax(overlaps))]
-            pairs.append((o, Read(seen.denominations, -1.0, seen.count_confidence)))  # px/chip not kept
+            pairs.append((o, Read(seen.denominations, -1.0, seen.count_confidence,
+                                          seen.denomination_confidence)))  # px/chip not kept
     score_stacks(tally, "detector boxes:", pairs, min_visible=args.min_visible, touching=touching)
     score_zones(tally, "detector boxes:", truth_zones, state)
     if args.repeat:

@@ -274,6 +274,27 @@ def test_a_push_carries_how_sure_the_zone_readings_behind_it_were(deriver: Event
     assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 200, "bet_1", 0.7)
 
 
+@pytest.mark.parametrize(("landed", "sure"), [("bet_1", 1.0), ("pot", 0.3)])
+def test_a_push_is_as_sure_as_its_landing_a_splash_as_its_pick_up_too(deriver: EventDeriver, landed: str,
+                                                                       sure: float) -> None:
+    # Seat 1's stack is read unsure (0.3) and the chips it lifts land read sure: laid in its bet zone, the bet's
+    # reading is the push's amount; thrown into the pot, they are the seat's only through its pick-up.
+    scene = Scene(chips={1: chips("stack_1", [100] * 5, track=1, count_confidence=0.3)})
+    run(deriver, scene.frames(5))
+    seated(scene, 1, track=51)
+    run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
+    scene.chips[1] = chips("stack_1", [100] * 3, track=1, count_confidence=0.3)
+    events = run(deriver, scene.frames(8))
+    scene.hands[51] = hand(centre(landed), landed, track=51)
+    scene.chips[2] = chips(landed, [100, 100], track=2)
+    events += run(deriver, scene.frames(8))
+    del scene.hands[51]
+    events += run(deriver, scene.frames(20))
+    (push,) = of(events, "chips_pushed")
+    assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 200, landed, sure)
+
+
 def test_the_dealer_resting_on_the_stub_shuffles_once_per_hand(deriver: EventDeriver) -> None:
     scene = Scene(cards={1: card("deck", track=1, count=52, at=centre("deck"))})
     scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)

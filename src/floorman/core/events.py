@@ -78,8 +78,9 @@ class ChipsPushed(EventBase):
     value: int = Field(gt=0, description="Total value of this trip.")
     t_start: float = Field(ge=0, description="When the hand left the stack with these chips.")
     landed_zone: str = Field(description="Zone where the chips came to rest (bet_<seat>, or pot if splashed).")
-    confidence: float = Field(default=1.0, ge=0, le=1, description="How sure the chips' value is: the least sure "
-                              "zone reading behind it (the stack they left, the zone they landed in).")
+    confidence: float = Field(default=1.0, ge=0, le=1, description="How sure the chips' value is: the readings of "
+                              "the zone they landed in, before and after (in the pot, the stack they left too: "
+                              "only that pick-up makes them the seat's).")
 
 
 class HandZone(EventBase):

@@ -58,7 +58,7 @@ class _Landing:
     chips: ChipContent
     t_start: float
     last: float
-    sure: float = 1.0  # the least sure zone reading behind it
+    sure: float = 1.0  # how sure its amount is (`ChipsPushed.confidence`)
 
 
 @dataclass(frozen=True)
@@ -303,8 +303,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             return
         t = self.out.t
         pickup = self._pickups.get(seat)
-        if pickup is not None:
-            sure = min(sure, pickup.sure)
+        if pickup is not None and not landed.startswith("bet_"):
+            sure = min(sure, pickup.sure)  # a splash is the seat's only through its pick-up
         if pickup is not None:  # booked at once: the hand no longer holds these chips
             pickup.value -= _value(chips)
         else:  # landed before the stack was seen to shrink (it was under the hand): a credit for that
