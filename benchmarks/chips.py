@@ -30,7 +30,8 @@ height above the felt given too). Metrics, on chips at least --min-visible visib
   value of all visible chip objects there (TableStateBuilder's zone_values) against the truth; also over the
   zones whose stacks all have count confidence >= 0.5, and over the zones the edge trusts (every stack's count
   and values >= 0.5: `derive_chips`' sureness), and over the zones sure enough for the rules to accuse on (the
-  same, >= 0.8: `ledger_min_confidence`), with the share of zones that qualify.
+  same, >= 0.8: `ledger_min_confidence`) among those seen whole (every stack at least --min-visible in sight), with
+  the share of zones that qualify.
 Truth boxes come from the instance mask, so the recogniser is told their sides are off by rounding only
 (`BOX_SIGMA_PX`); detector boxes use its default (a detector's box error: their sides are first found again in the
 image, `chips_box`).
@@ -131,8 +132,15 @@ def zone_truth(chips: list[ObjectTruth]) -> dict[str, int]:
     return dict(values)
 
 
-def score_zones(tally: Tally, key: str, truth: dict[str, int], state: TableState) -> None:
-    """Zone values against the truth: all zones, those whose counts are all trusted, those the edge trusts."""
+def partly_seen(chips: list[ObjectTruth], *, min_visible: float) -> set[str]:
+    """Zones holding a stack less than `min_visible` in sight (under a hand or a card, or cut by the frame)."""
+    return {o.zone for o in chips if o.zone is not None and o.visible_fraction < min_visible}
+
+
+def score_zones(tally: Tally, key: str, truth: dict[str, int], state: TableState, *, partly: set[str]) -> None:
+    """Zone values against the truth: all zones, those whose counts are all trusted, those the edge trusts, and
+    those sure enough to accuse on among the zones seen whole (not `partly` seen: a zone cut by the frame, read
+    empty, is no accusation)."""
     predicted = state.zone_values()
     counted: dict[str, float] = {}
     sure: dict[str, float] = {}
@@ -149,9 +157,12 @@ def score_zones(tally: Tally, key: str, truth: dict[str, int], state: TableState
             tally.add(f"{key} zone value exact, all counts >= {TRUSTED}", right)
         if sure.get(zone, 1.0) >= TRUSTED:
             tally.add(f"{key} zone value exact, trusted by the edge", right)
-        tally.add(f"{key} zones sure enough to accuse on, >= {ACCUSED} (share)", sure.get(zone, 1.0) >= ACCUSED)
+        if zone in partly:
+            continue
+        tally.add(f"{key} zones seen whole, sure enough to accuse on, >= {ACCUSED} (share)",
+                  sure.get(zone, 1.0) >= ACCUSED)
         if sure.get(zone, 1.0) >= ACCUSED:
-            tally.add(f"{key} zone value exact, sure enough to accuse on", right)
+            tally.add(f"{key} zone value exact, seen whole, sure enough to accuse on", right)
 
 
 def iou(a: tuple[float, ...], b: np.ndarray) -> np.ndarray:
@@ -227,6 +238,7 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
     chips = [o for o in result.objects if o.cls == DetectorClass.CHIP and o.box[2] > o.box[0] and o.box[3] > o.box[1]]
     calibration = exact_calibration(camera, scene.layout)
     truth_zones = zone_truth(chips)
+    partly = partly_seen(chips, min_visible=args.min_visible)
     touching = touching_ids(chips) if args.scene == "seats" else None
     chipset: ChipSet = args.chipset or scene.chipset  # what the recogniser reads with (the scene is drawn with its own)
     for key, height in (("homography", None), ("height", float(camera.eye[2]))):
@@ -240,7 +252,7 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
                                      s.denomination_confidence))
                  for o, s in zip(chips, state.chips, strict=True)]
         score_stacks(tally, f"truth boxes, {key}:", pairs, min_visible=args.min_visible, touching=touching)
-        score_zones(tally, f"truth boxes, {key}:", truth_zones, state)
+        score_zones(tally, f"truth boxes, {key}:", truth_zones, state, partly=partly)
         if args.repeat and height is None:
             score_repeatability(tally, f"repeat, truth boxes, {key}:", result.image, builder.chips,
                                 [o.box for o in chips if o.visible_fraction >= args.min_visible], rng=repeat_rng,
@@ -273,7 +285,7 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
             pairs.append((o, Read(seen.denominations, -1.0, seen.count_confidence,
                                           seen.denomination_confidence)))  # px/chip not kept
     score_stacks(tally, "detector boxes:", pairs, min_visible=args.min_visible, touching=touching)
-    score_zones(tally, "detector boxes:", truth_zones, state)
+    score_zones(tally, "detector boxes:", truth_zones, state, partly=partly)
     if args.repeat:
         score_repeatability(tally, "repeat, detector boxes:", result.image, builder.chips,
                             [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in boxes], rng=repeat_rng)
