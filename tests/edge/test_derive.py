@@ -215,14 +215,15 @@ def test_a_hand_resting_on_a_stack_covers_it_but_a_passing_one_does_not(deriver:
     assert [z["visible_fraction"] for z in uncovered] == [1.0]
 
 
-def picked_up(deriver: EventDeriver, *, value: int, left: int) -> tuple[Scene, list[EventBase]]:
-    """Seat 1 (hand track 51) sits at a stack of 5 chips of `value`, reaches it and lifts all but `left`."""
-    scene = Scene(chips={1: chips("stack_1", [value] * 5, track=1)})
+def picked_up(deriver: EventDeriver, *, value: int, left: int, sure: float = 1.0) -> tuple[Scene, list[EventBase]]:
+    """Seat 1 (hand track 51) sits at a stack of 5 chips of `value` (counted `sure`), reaches it and lifts all but
+    `left`."""
+    scene = Scene(chips={1: chips("stack_1", [value] * 5, track=1, count_confidence=sure)})
     run(deriver, scene.frames(5))
     seated(scene, 1, track=51)
     run(deriver, scene.frames(3))
     scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
-    scene.chips[1] = chips("stack_1", [value] * left, track=1)
+    scene.chips[1] = chips("stack_1", [value] * left, track=1, count_confidence=sure)
     return scene, run(deriver, scene.frames(8))
 
 
@@ -279,13 +280,7 @@ def test_a_push_is_as_sure_as_its_landing_a_splash_as_its_pick_up_too(deriver: E
                                                                        sure: float) -> None:
     # Seat 1's stack is read unsure (0.3) and the chips it lifts land read sure: laid in its bet zone, the bet's
     # reading is the push's amount; thrown into the pot, they are the seat's only through its pick-up.
-    scene = Scene(chips={1: chips("stack_1", [100] * 5, track=1, count_confidence=0.3)})
-    run(deriver, scene.frames(5))
-    seated(scene, 1, track=51)
-    run(deriver, scene.frames(3))
-    scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
-    scene.chips[1] = chips("stack_1", [100] * 3, track=1, count_confidence=0.3)
-    events = run(deriver, scene.frames(8))
+    scene, events = picked_up(deriver, value=100, left=3, sure=0.3)
     scene.hands[51] = hand(centre(landed), landed, track=51)
     scene.chips[2] = chips(landed, [100, 100], track=2)
     events += run(deriver, scene.frames(8))
