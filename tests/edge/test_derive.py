@@ -250,14 +250,15 @@ def test_chips_added_under_a_players_hand_came_from_below_the_rail(deriver: Even
 
 
 def test_a_rail_crossing_carries_how_sure_the_stack_readings_behind_it_were(deriver: EventDeriver) -> None:
-    # The same chips added under the player's hand, but the stack that grew was counted at 0.6 before the visit.
-    scene = Scene(chips={1: chips("stack_4", [500] * 4, track=1, count_confidence=0.6)})
+    # The same chips added under the player's hand on top of a stack counted at 0.6 before the visit; a stack beside
+    # it, read the same where it lay, moved nothing and does not count however unsure (0.3).
+    scene = Scene(chips={1: chips("stack_4", [500] * 4, track=1, count_confidence=0.6),
+                         3: chips("stack_4", [100] * 5, track=3, dx=-45, count_confidence=0.3)})
     run(deriver, scene.frames(5))
     seated(scene, 4, track=54)
     run(deriver, scene.frames(3))
     scene.hands[54] = hand(centre("stack_4"), "stack_4", track=54)
-    scene.chips[1] = chips("stack_4", [500] * 4, track=1, count_confidence=0.95)
-    scene.chips[2] = chips("stack_4", [500, 500], track=2, dx=45, count_confidence=0.9)
+    scene.chips[1] = chips("stack_4", [500] * 6, track=1, count_confidence=0.95)
     events = run(deriver, scene.frames(10))
     (crossing,) = of(events, "rail_crossing")
     assert (crossing["direction"], crossing["value"], crossing["confidence"]) == ("in", 1000, 0.6)
@@ -288,6 +289,26 @@ def test_a_push_is_as_sure_as_its_landing_a_splash_as_its_pick_up_too(deriver: E
     events += run(deriver, scene.frames(20))
     (push,) = of(events, "chips_pushed")
     assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 200, landed, sure)
+
+
+def test_a_pick_up_is_as_sure_as_the_stack_it_came_from_not_its_neighbours(deriver: EventDeriver) -> None:
+    # Seat 1 keeps two stacks: 5 x 100 read unsure (0.3) and 5 x 500 read sure. Two 500s thrown into the pot are
+    # the seat's through the pick-up from the sure stack: the unsure one, read the same where it lay, moved nothing.
+    scene = Scene(chips={1: chips("stack_1", [100] * 5, track=1, count_confidence=0.3),
+                         2: chips("stack_1", [500] * 5, track=2, dx=45)})
+    run(deriver, scene.frames(5))
+    seated(scene, 1, track=51)
+    run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("stack_1", 45), "stack_1", track=51)
+    scene.chips[2] = chips("stack_1", [500] * 3, track=2, dx=45)
+    events = run(deriver, scene.frames(8))
+    scene.hands[51] = hand(centre("pot"), "pot", track=51)
+    scene.chips[3] = chips("pot", [500, 500], track=3)
+    events += run(deriver, scene.frames(8))
+    del scene.hands[51]
+    events += run(deriver, scene.frames(20))
+    (push,) = of(events, "chips_pushed")
+    assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 1000, "pot", 1.0)
 
 
 def test_the_dealer_resting_on_the_stub_shuffles_once_per_hand(deriver: EventDeriver) -> None:

@@ -79,8 +79,8 @@ class ChipsPushed(EventBase):
     t_start: float = Field(ge=0, description="When the hand left the stack with these chips.")
     landed_zone: str = Field(description="Zone where the chips came to rest (bet_<seat>, or pot if splashed).")
     confidence: float = Field(default=1.0, ge=0, le=1, description="How sure the chips' value is: the readings of "
-                              "the zone they landed in, before and after (in the pot, the stack they left too: "
-                              "only that pick-up makes them the seat's).")
+                              "the stacks that changed in the zone they landed in, before and after (in the pot, "
+                              "those of the stack they left too: only that pick-up makes them the seat's).")
 
 
 class HandZone(EventBase):
@@ -119,8 +119,9 @@ class RailCrossing(EventBase):
     chips: tuple[ChipCount, ...] = Field(default=(), description="The chips that crossed, if chips.")
     value: int = Field(default=0, ge=0, description="Value of the chips that crossed.")
     position: tuple[float, float] = Field(description="Where it crossed, table mm.")
-    confidence: float = Field(default=1.0, ge=0, le=1, description="How sure the chips' value is: the least sure "
-                              "stack reading behind it (before and after the stack changed).")
+    confidence: float = Field(default=1.0, ge=0, le=1, description="How sure the chips' value is: the readings of "
+                              "the stacks that changed, before and after (a stack read the same where it lay "
+                              "moved nothing, however unsure).")
 
 
 class ButtonMoved(EventBase):

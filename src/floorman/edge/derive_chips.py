@@ -7,8 +7,9 @@ taken, merged or restacked, so the zone keeps its content until it is seen whole
 hole zones of that seat, and the pot, so that chips never land before the stack they left is read). Chips move
 only in a hand: a zone whose stacks lie where they lay, and that no hand came within `reach_mm` of since its
 last change, keeps its content whatever a new reading says (from video a stack is read again whenever its box
-moves by a pixel, and a count read unsure can jump by half). Between
-zones the chips are followed by value:
+moves by a pixel, and a count read unsure can jump by half). A change is as sure as the readings of the stacks
+that changed, before and after: a stack read the same where it lay moved nothing, however unsure its reading (the
+events' confidence). Between zones the chips are followed by value:
 - a stack that shrinks is a pick-up by its seat (remembered for `pickup_window_s`);
 - a bet zone that grows is a push by its seat (the chips crossed the seat's bet line): `chips_pushed` with
   the next trip number of that seat, `t_start` the start of the pick-up;
@@ -48,7 +49,7 @@ class _Pickup:
     t: float
     value: int
     chips: ChipContent
-    sure: float = 1.0  # the least sure stack reading behind it
+    sure: float = 1.0  # how sure the change of the stacks it came from is (`_change_sureness`)
 
 
 @dataclass
@@ -59,6 +60,15 @@ class _Landing:
     t_start: float
     last: float
     sure: float = 1.0  # how sure its amount is (`ChipsPushed.confidence`)
+
+
+@dataclass(frozen=True, slots=True)
+class _StackRead:
+    """One stack of a zone's reading: where it lies, its chips, how sure they are (count and values)."""
+
+    position: PointMm
+    chips: tuple[int, ...]
+    sure: float
 
 
 @dataclass(frozen=True)
@@ -113,6 +123,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         self._changed: dict[str, float] = {}  # per zone: when its published content last changed
         self._stacks: dict[str, list[PointMm]] = {}  # per zone: where the stacks of its latest reading lie
         self._committed_stacks: dict[str, list[PointMm]] = {}  # per zone: those of its published content
+        self._reads: dict[str, list[_StackRead]] = {}  # per zone: its latest reading, stack by stack
+        self._committed_reads: dict[str, list[_StackRead]] = {}  # per zone: that of its published content
         self._suspect: set[int] = set()  # stack tracks whose chips changed wholesale under a hand
 
     # -- queries used by the other derivers ------------------------------------------------------------------
@@ -157,6 +169,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         for name, stacks in contents.items():
             self._sureness[name] = _sureness(stacks)
         self._stacks = {name: [track.position for track, _ in stacks] for name, stacks in contents.items()}
+        self._reads = {name: _stack_reads(stacks) for name, stacks in contents.items()}
         held = self._in_doubt(readings, doubtful) | self._untouched(readings, t=state.t)
         changes: list[_Change] = []
         for name in self.zones:
@@ -255,8 +268,9 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         seat = zone_seat(zone)
         delta = _value(new) - _value(old)
         kind = zone.rpartition("_")[0] if seat is not None else zone
-        sure = min(self._committed_sure.get(zone, 1.0), self._sureness.get(zone, 1.0))
+        sure = self._change_sureness(zone)
         self._committed_sure[zone] = self._sureness.get(zone, 1.0)
+        self._committed_reads[zone] = self._reads.get(zone, [])
         if seat is not None and kind == "stack" and not first and delta != 0:
             if delta < 0:
                 self._picked(seat, -delta, chips=_difference(old, new), since=change.since, sure=sure)
@@ -278,6 +292,20 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         cover = self._cover.get(zone)
         covered = cover is not None and bool(cover.committed)
         self._emit_zone(zone, new, visible=change.visible if covered else 1.0)
+
+    def _change_sureness(self, zone: str) -> float:
+        """How sure a zone's change is: its stacks that changed, as committed and as read now. A stack read the same
+        where it lay changes nothing, however unsure its reading (the chips moved are the others'); with no stack
+        known before, the zone's whole readings, before and now."""
+        whole = min(self._committed_sure.get(zone, 1.0), self._sureness.get(zone, 1.0))
+        then = self._committed_reads.get(zone)
+        if then is None:
+            return whole
+        now = self._reads.get(zone, [])
+        kept_then, kept_now = _unchanged(then, now, mm=self.config.same_stack_mm)
+        changed = [r.sure for i, r in enumerate(then) if i not in kept_then]
+        changed += [r.sure for j, r in enumerate(now) if j not in kept_now]
+        return min(changed, default=whole)
 
     def _picked(self, seat: int, value: int, *, chips: ChipContent, since: float, sure: float = 1.0) -> None:
         """Chips left a seat's stack (value < 0: chips of the stack landed somewhere first)."""
@@ -408,6 +436,26 @@ def _same_places(now: list[PointMm], then: list[PointMm] | None, *, mm: float) -
         return False
     return (all(any(math.dist(a, b) <= mm for b in then) for a in now)
             and all(any(math.dist(a, b) <= mm for b in now) for a in then))
+
+
+def _stack_reads(stacks: list[tuple[Track, float]]) -> list[_StackRead]:
+    return [_StackRead(track.position, track.seen.denominations,
+                       min(track.seen.denomination_confidence, track.seen.count_confidence))
+            for track, _ in stacks if isinstance(track.seen, SeenChips)]
+
+
+def _unchanged(then: list[_StackRead], now: list[_StackRead], *, mm: float) -> tuple[set[int], set[int]]:
+    """Indices (of `then`, of `now`) of the stacks read the same chips within `mm` of where they lay, paired one
+    to one."""
+    kept_then: set[int] = set()
+    kept_now: set[int] = set()
+    for i, old in enumerate(then):
+        for j, new in enumerate(now):
+            if j not in kept_now and new.chips == old.chips and math.dist(new.position, old.position) <= mm:
+                kept_then.add(i)
+                kept_now.add(j)
+                break
+    return kept_then, kept_now
 
 
 def _content(stacks: list[tuple[Track, float]]) -> ChipContent:
