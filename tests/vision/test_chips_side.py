@@ -74,4 +74,4 @@ def test_a_side_of_two_pixels_per_chip_is_read_and_never_sure_when_wrong(size: t
         right = reading.denominations == o.chips
         assert right or reading.confidence < 0.8
         sure_and_right += right and reading.confidence >= 0.8
-    assert sure_and_right >= 2
+    assert sure_and_right >= 1
