@@ -421,3 +421,27 @@ def test_frames_out_of_time_order_are_refused(deriver: EventDeriver) -> None:
 def test_settle_settings_are_checked() -> None:
     with pytest.raises(ValueError, match="settle_frames"):
         DeriveConfig(settle_frames=0)
+
+
+def test_a_tap_by_a_card_protector_is_still_a_tap(deriver: EventDeriver) -> None:
+    """A chip laid on the hole cards as a protector makes the hole zone a chip zone too: its chips reading is no
+    change of its cards (from video the protector's reading came between the cards' readings, and the tap of a
+    hand that hid a card for a moment was lost, pocket_chips_02)."""
+    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2", -20)),
+                         2: card("hole_2", track=2, at=centre("hole_2", 20))})
+    run(deriver, scene.frames(5))
+    scene.chips[9] = chips("hole_2", [25], track=9, dx=-60)
+    run(deriver, scene.frames(5))
+    seated(scene, 2, track=52)
+    run(deriver, scene.frames(3))
+    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
+    events = run(deriver, scene.frames(8))
+    for step in range(12):  # the covered card's box moves: not at rest, so not in the zone
+        scene.cards[2] = card("hole_2", track=2, at=centre("hole_2", 20 + 15 * (step % 2), 15 * (step % 2)))
+        events += run(deriver, scene.frames(1))
+    scene.cards[2] = card("hole_2", track=2, at=centre("hole_2", 20))
+    events += run(deriver, scene.frames(8))
+    del scene.hands[52]
+    events += run(deriver, scene.frames(20))
+    assert [z["face_down"] for z in of(events, "zone_cards")] == [1, 2]
+    assert [e["seat"] for e in of(events, "tap")] == [2]

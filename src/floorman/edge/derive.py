@@ -110,6 +110,13 @@ class DeriveConfig(BaseModel):
                           "be resting there (a hand passing over a stack on its way stays about half a second).")
     confirm_window_s: float = Field(default=2.0, ge=0, description="How long after a hand left a zone a loss of "
                                     "the zone still confirms its visit.")
+    button_card_mm: float = Field(default=30.0, ge=0, description="A card box whose centre lies this close to "
+                                  "where the dealer button was last seen, and that is less sure than the button "
+                                  "seen there, is the button read as a card (a real card there would hide the "
+                                  "button; hole cards lie 60 mm and more from it). 0: every card box counts.")
+    button_memory_s: float = Field(default=3.0, ge=0, description="How long after the button was last seen a card "
+                                   "box where it lay is still the button (the detector may call it a card and no "
+                                   "button for 2.4 s).")
 
 
 _SET_ASIDE = frozenset({"zone_chips", "rail_crossing"})  # chip events `Emitter.sure_chips` may set aside
@@ -133,7 +140,9 @@ class Emitter:
     `unchanged_since` (0: every one counts); a push always counts."""
     acted: dict[int, float] = field(default_factory=dict)
     """When each seat's cards or chips last moved: a card dealt to it, a push, chips over the rail."""
-    _published: dict[str, list[tuple[float, object]]] = field(default_factory=dict)
+    _published: dict[tuple[str, str], list[tuple[float, object]]] = field(default_factory=dict)
+    """Per (event type, zone): what the zone was published to hold, and when. A hole zone has cards and chips (a
+    card protector): each has a history of its own, or a chips reading would read as a change of its cards."""
     _set_aside: dict[int, list[tuple[float, float]]] = field(default_factory=dict)  # per seat: (t, confidence)
 
     def emit(self, kind: type[EventBase], **fields: Any) -> EventBase:
@@ -150,7 +159,7 @@ class Emitter:
             del aside[:-_ASIDE_KEPT]
             return event
         if name in ("zone_cards", "zone_chips"):
-            history = self._published.setdefault(str(fields["zone"]), [])
+            history = self._published.setdefault((name, str(fields["zone"])), [])
             history.append((self.t, _content_of(event)))
             old = [i for i, (when, _) in enumerate(history) if when < self.t - _HISTORY_S]
             if len(old) > 1:  # the last content older than that is what the zone held then: kept
@@ -169,7 +178,7 @@ class Emitter:
         is unchanged)."""
         if self.acted.get(seat, -1.0) >= t:
             return False
-        for zone, history in self._published.items():
+        for (_, zone), history in self._published.items():
             if zone_seat(zone) != seat or history[-1][0] < t:
                 continue
             before = [content for when, content in history if when < t]
@@ -207,8 +216,8 @@ class EventDeriver:
         self.out = Emitter(table_id=table_id, camera_id=camera_id, sure_chips=self.config.tap_sure)
         self.hands = HandDeriver(layout, config=self.config, out=self.out)
         self.chips = ChipDeriver(layout, config=self.config, out=self.out, hands=self.hands)
-        self.cards = CardDeriver(layout, config=self.config, out=self.out, hands=self.hands)
         self.button = ButtonDeriver(layout, config=self.config, out=self.out)
+        self.cards = CardDeriver(layout, config=self.config, out=self.out, hands=self.hands, button=self.button)
         self.frames = 0
         self._shuffles = 0
         self._last_t = -1.0

@@ -10,7 +10,10 @@ it came from elsewhere (folded cards slid past the deck to the muck beyond it). 
 `same_card_mm` of a placed card is that card again, not a card dealt: found again where it lay, or a second box
 on it while it is seen (a card partly covered by a hand is read as its uncovered part). The stub itself (a pile
 read as many cards, or a face-down card at rest on the deck zone), seen or hidden under a hand, is no card of the
-deck zone's content.
+deck zone's content. Nor is the dealer button, which the detector calls a card at times: a card box where the
+button lies, less sure than the button there, is dropped (`ButtonDeriver.read_as_card`). Cards reaching the muck
+within `confirm_window_s` of a fold are the fold's, however they were followed there (a track handed over to the
+vision's new id is the same card, not one more lost in the pile).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from floorman.core.events import CardDealt, ZoneCards
 from floorman.core.layout import TableLayout, ZoneKind
 from floorman.core.table_state import PointMm, SeenCard, TableState
 from floorman.edge.derive import DeriveConfig, Emitter, zone_seat
-from floorman.edge.derive_hands import HandDeriver, ZoneDeriver, distance_to_zone
+from floorman.edge.derive_hands import ButtonDeriver, HandDeriver, ZoneDeriver, distance_to_zone
 from floorman.edge.derive_track import Track
 
 CardContent = tuple[tuple[str, ...], int]
@@ -36,8 +39,11 @@ LEFT = "left"  # a card from the stub seen moving off it, or in flight: a card l
 class CardDeriver(ZoneDeriver[CardContent]):
     """Card zones and deals."""
 
-    def __init__(self, layout: TableLayout, *, config: DeriveConfig, out: Emitter, hands: HandDeriver) -> None:
+    def __init__(self, layout: TableLayout, *, config: DeriveConfig, out: Emitter, hands: HandDeriver,
+                 button: ButtonDeriver | None = None) -> None:
         super().__init__(layout, config=config, out=out, hands=hands, kinds=_KINDS)
+        self.button = button
+        """Where the dealer button lies: a card box on it is the button read as a card, no card."""
         self._deck = layout.zone("deck").points
         self._members: dict[str, set[int]] = {name: set() for name in self.zones}
         self.last_from_deck = -1.0
@@ -55,8 +61,11 @@ class CardDeriver(ZoneDeriver[CardContent]):
         reached the muck yet: cards reaching the muck soon after are them, not burns (`_folds_card`)."""
 
     def _hidden(self, track: Track) -> bool:
-        return track.zone in self._settle and track.rest_zone == track.zone and self.hands.near(track.position,
-                                                                                       self.config.cover_mm)
+        """Whether an unseen card is under a hand where it lay at rest. A box seen in fewer than `settle_frames`
+        frames is none: a second box on a card in flight, seen once by the stub under the dealer's hand, had been
+        kept there as a face-up card (a rabbit card) and took over the next card dealt."""
+        return (track.observations >= self.config.settle_frames and track.zone in self._settle
+                and track.rest_zone == track.zone and self.hands.near(track.position, self.config.cover_mm))
 
     def _towards_deck(self, track: Track) -> bool:
         """Whether a card first seen near the stub then moved towards it: a card from elsewhere passing by (folded
@@ -91,7 +100,9 @@ class CardDeriver(ZoneDeriver[CardContent]):
 
     def update(self, state: TableState) -> int:
         """Read the card zones of this frame; returns the number of cards dealt."""
-        current, ended = self.tracker.update(state.cards, frame=state.frame, t=state.t, hidden=self._hidden)
+        button = self.button
+        cards = state.cards if button is None else [c for c in state.cards if not button.read_as_card(c, state.t)]
+        current, ended = self.tracker.update(cards, frame=state.frame, t=state.t, hidden=self._hidden)
         dealt = self._absorb(ended)
         self._vote(current)
         contents: dict[str, list[Track]] = {name: [] for name in self.zones}
@@ -156,7 +167,7 @@ class CardDeriver(ZoneDeriver[CardContent]):
         (`_folds_card`): folded cards slid past the stub to a muck beyond it look like cards leaving it."""
         burns = 0
         for track in ended:
-            if not self._into_muck(track):
+            if not self._into_muck(track) or self._taken_over(track):
                 continue
             self.absorbed += 1
             fold_card = self._folds_card()  # (taken off the fold's cards yet to come to rest either way)
@@ -204,6 +215,13 @@ class CardDeriver(ZoneDeriver[CardContent]):
             return False
         self._folded = (when, left - 1)
         return True
+
+    def _taken_over(self, track: Track) -> bool:
+        """Whether an ended track lives on under the vision's track id (`Tracker` hands a track followed without an
+        id over to the id the vision gives the card a frame or two later: the same card, not one lost in the pile).
+        Counted as lost, such a folded card had been counted twice and the other fold card taken for a burn."""
+        return any(other.first_frame == track.first_frame and other.first_position == track.first_position
+                   for other in self.tracker.tracks.values())
 
     def _into_muck(self, track: Track) -> bool:
         """Whether an ended track is a card that came from elsewhere (a hole zone, the stub) and was lost in the muck
@@ -264,7 +282,11 @@ class CardDeriver(ZoneDeriver[CardContent]):
         dealt = 0
         for track in tracks:
             seen = track.seen
-            if track.id in before or PLACED in track.marks or not isinstance(seen, SeenCard):
+            if track.id in before or not isinstance(seen, SeenCard):
+                continue
+            if PLACED in track.marks:
+                if zone == "muck" and track.first_zone != "muck":
+                    self._folds_card()  # a fold's card come to rest (placed: a second box by one seen then)
                 continue
             if zone == "muck" and self._folds_card():
                 continue  # a folded card slid past the stub looks like one leaving it

@@ -20,7 +20,7 @@ from typing import Generic, Literal, TypeVar
 from floorman.core.events import ButtonMoved, HandZone, Tap
 from floorman.core.geometry import FloatArray, as_points, distance_to_boundary, points_in_polygon
 from floorman.core.layout import TableLayout, ZoneKind
-from floorman.core.table_state import PointMm, SeenHand, TableState
+from floorman.core.table_state import PointMm, SeenButton, SeenCard, SeenHand, TableState
 from floorman.edge.derive import DeriveConfig, Emitter, zone_seat
 from floorman.edge.derive_track import Settle, Track, Tracker
 
@@ -259,22 +259,56 @@ def _segment_distance(point: PointMm, start: PointMm, end: PointMm) -> float:
     return math.dist(point, (start[0] + u * dx, start[1] + u * dy))
 
 
+@dataclass(frozen=True)
+class ButtonSighting:
+    """Where the dealer button was last seen, when, and the surest reading of it at that place."""
+
+    position: PointMm
+    t: float
+    confidence: float
+
+
 class ButtonDeriver:
-    """The seat in front of which the dealer button lies."""
+    """The seat in front of which the dealer button lies, and where it was last seen (`sighting`): a card box
+    there is the button read as a card (`read_as_card`)."""
 
     def __init__(self, layout: TableLayout, *, config: DeriveConfig, out: Emitter) -> None:
         self.layout = layout
+        self.config = config
         self.out = out
         self.seat: Settle[int | None] = Settle(config.settle_frames, config.settle_s)
+        self.sighting: ButtonSighting | None = None
 
     def update(self, state: TableState) -> None:
         button = state.button
         if button is None or (button.seat is None and button.position_mm is None):
             return  # unseen (covered, or moving under a hand): keep the last seat
+        self._sight(button, state.t)
         seat = button.seat if button.seat is not None else nearest_seat(
             self.layout, button.position_mm or (0.0, 0.0), dealer=False)
         if self.seat.observe(seat, state.t) and self.seat.committed is not None:
             self.out.emit(ButtonMoved, seat=self.seat.committed)
+
+    def _sight(self, button: SeenButton, t: float) -> None:
+        """Remember where the button is seen; its surest reading there carries over from the sightings before it
+        at the same place (within `button_card_mm`), and one seen elsewhere starts over (a button box read on a
+        card for a few frames is no surer than it was)."""
+        if button.position_mm is None:
+            return
+        last = self.sighting
+        same = last is not None and math.dist(last.position, button.position_mm) <= self.config.button_card_mm
+        confidence = max(last.confidence, button.confidence) if last is not None and same else button.confidence
+        self.sighting = ButtonSighting(position=button.position_mm, t=t, confidence=confidence)
+
+    def read_as_card(self, card: SeenCard, t: float) -> bool:
+        """Whether a card box is the button itself: its centre lies within `button_card_mm` of where the button was
+        seen at most `button_memory_s` ago, and the detector was less sure of the card than of the button there.
+        A real card lying there would hide the button; the detector calls the button a card at times, beside its
+        button box or instead of it (for up to 2.4 s from video)."""
+        last, reach = self.sighting, self.config.button_card_mm
+        if last is None or reach <= 0 or card.position_mm is None or t - last.t > self.config.button_memory_s:
+            return False
+        return card.confidence < last.confidence and math.dist(card.position_mm, last.position) <= reach
 
 
 ContentT = TypeVar("ContentT")
