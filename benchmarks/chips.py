@@ -249,7 +249,7 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
                                        height_from_frame=not args.per_box)
         state = builder.state_from(result.image, truth_detections(chips), frame_no=index, t=0.0)
         pairs = [(o, Read(s.denominations, builder.chips.read(result.image, o.box).px_per_chip, s.count_confidence,
-                                     s.denomination_confidence))
+                          s.denomination_confidence))
                  for o, s in zip(chips, state.chips, strict=True)]
         score_stacks(tally, f"truth boxes, {key}:", pairs, min_visible=args.min_visible, touching=touching)
         score_zones(tally, f"truth boxes, {key}:", truth_zones, state, partly=partly)
@@ -282,8 +282,8 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
             tally.add("detector: chip recall (IoU 0.5)", found)
         if found:
             seen = state.chips[int(np.argmax(overlaps))]
-            pairs.append((o, Read(seen.denominations, -1.0, seen.count_confidence,
-                                          seen.denomination_confidence)))  # px/chip not kept
+            pairs.append((o, Read(seen.denominations, -1.0, seen.count_confidence,  # px/chip not kept
+                                  seen.denomination_confidence)))
     score_stacks(tally, "detector boxes:", pairs, min_visible=args.min_visible, touching=touching)
     score_zones(tally, "detector boxes:", truth_zones, state, partly=partly)
     if args.repeat:
