@@ -343,6 +343,16 @@ def test_a_tap_is_a_hand_resting_on_its_own_cards_with_nothing_changed(deriver: 
     assert [(e["seat"]) for e in of(events, "tap")] == [2]
 
 
+
+def covered_card_moves(deriver: EventDeriver, scene: Scene) -> list[EventBase]:
+    """The covered card of hole_2 (track 2) moves for 12 frames (not at rest, so not in the zone), then rests."""
+    events: list[EventBase] = []
+    for step in range(12):
+        scene.cards[2] = card("hole_2", track=2, at=centre("hole_2", 20 + 15 * (step % 2), 15 * (step % 2)))
+        events += run(deriver, scene.frames(1))
+    scene.cards[2] = card("hole_2", track=2, at=centre("hole_2", 20))
+    return events + run(deriver, scene.frames(8))
+
 def test_a_tap_that_hides_the_cards_for_a_moment_is_still_a_tap(deriver: EventDeriver) -> None:
     """From video the resting hand hides part of a hole card, whose box then slides about (the zone reads one card
     for a moment), and the hand is seen as two boxes at once: the zone holds what it held when the hand came, so
@@ -356,11 +366,7 @@ def test_a_tap_that_hides_the_cards_for_a_moment_is_still_a_tap(deriver: EventDe
     scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
     scene.hands[53] = hand(centre("hole_2", 0, 30), "hole_2", track=53)
     events = run(deriver, scene.frames(8))
-    for step in range(12):  # the covered card's box moves: not at rest, so not in the zone
-        scene.cards[2] = card("hole_2", track=2, at=centre("hole_2", 20 + 15 * (step % 2), 15 * (step % 2)))
-        events += run(deriver, scene.frames(1))
-    scene.cards[2] = card("hole_2", track=2, at=centre("hole_2", 20))
-    events += run(deriver, scene.frames(8))
+    events += covered_card_moves(deriver, scene)
     del scene.hands[52], scene.hands[53]
     events += run(deriver, scene.frames(20))
     assert [z["face_down"] for z in of(events, "zone_cards")] == [1, 2]
@@ -436,11 +442,7 @@ def test_a_tap_by_a_card_protector_is_still_a_tap(deriver: EventDeriver) -> None
     run(deriver, scene.frames(3))
     scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
     events = run(deriver, scene.frames(8))
-    for step in range(12):  # the covered card's box moves: not at rest, so not in the zone
-        scene.cards[2] = card("hole_2", track=2, at=centre("hole_2", 20 + 15 * (step % 2), 15 * (step % 2)))
-        events += run(deriver, scene.frames(1))
-    scene.cards[2] = card("hole_2", track=2, at=centre("hole_2", 20))
-    events += run(deriver, scene.frames(8))
+    events += covered_card_moves(deriver, scene)
     del scene.hands[52]
     events += run(deriver, scene.frames(20))
     assert [z["face_down"] for z in of(events, "zone_cards")] == [1, 2]
