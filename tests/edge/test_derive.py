@@ -343,7 +343,6 @@ def test_a_tap_is_a_hand_resting_on_its_own_cards_with_nothing_changed(deriver: 
     assert [(e["seat"]) for e in of(events, "tap")] == [2]
 
 
-
 def covered_card_moves(deriver: EventDeriver, scene: Scene) -> list[EventBase]:
     """The covered card of hole_2 (track 2) moves for 12 frames (not at rest, so not in the zone), then rests."""
     events: list[EventBase] = []
