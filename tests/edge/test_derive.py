@@ -352,6 +352,7 @@ def covered_card_moves(deriver: EventDeriver, scene: Scene) -> list[EventBase]:
     scene.cards[2] = card("hole_2", track=2, at=centre("hole_2", 20))
     return events + run(deriver, scene.frames(8))
 
+
 def test_a_tap_that_hides_the_cards_for_a_moment_is_still_a_tap(deriver: EventDeriver) -> None:
     """From video the resting hand hides part of a hole card, whose box then slides about (the zone reads one card
     for a moment), and the hand is seen as two boxes at once: the zone holds what it held when the hand came, so
