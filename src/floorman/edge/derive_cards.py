@@ -167,8 +167,8 @@ class CardDeriver(ZoneDeriver[CardContent]):
         (`_folds_card`): folded cards slid past the stub to a muck beyond it look like cards leaving it."""
         burns = 0
         for track in ended:
-            if not self._into_muck(track) or self._taken_over(track):
-                continue
+            if not self._into_muck(track) or track.handed_over:
+                continue  # a card handed over to the vision's id is the same card, not one lost in the pile
             self.absorbed += 1
             fold_card = self._folds_card()  # (taken off the fold's cards yet to come to rest either way)
             if FROM_DECK in track.marks and LEFT in track.marks and not track.marks & {PLACED, CONTINUED} \
@@ -215,13 +215,6 @@ class CardDeriver(ZoneDeriver[CardContent]):
             return False
         self._folded = (when, left - 1)
         return True
-
-    def _taken_over(self, track: Track) -> bool:
-        """Whether an ended track lives on under the vision's track id (`Tracker` hands a track followed without an
-        id over to the id the vision gives the card a frame or two later: the same card, not one lost in the pile).
-        Counted as lost, such a folded card had been counted twice and the other fold card taken for a burn."""
-        return any(other.first_frame == track.first_frame and other.first_position == track.first_position
-                   for other in self.tracker.tracks.values())
 
     def _into_muck(self, track: Track) -> bool:
         """Whether an ended track is a card that came from elsewhere (a hole zone, the stub) and was lost in the muck

@@ -83,6 +83,7 @@ class Track:
     observations: int = 1
     still: bool = False
     ended: bool = False
+    handed_over: bool = False  # ended by `Tracker._adopt`: it lives on under the vision's id for the same object
     rest_zone: str | None = None  # the zone it last lay at rest in
     marks: set[str] = field(default_factory=set)
 
@@ -156,7 +157,7 @@ class Tracker:
             return None
         del self.tracks[best.id]
         self.tracks[track_id] = replace(best, id=track_id, marks=set(best.marks))
-        best.ended = True
+        best.ended = best.handed_over = True
         return best
 
     def _nearest(self, point: PointMm, taken: set[int]) -> int:
