@@ -121,8 +121,6 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         self._polygons = {name: layout.zone(name).points for name in self.zones}
         self._reached: dict[str, float] = {}  # per zone: when a hand was last within reach of it
         self._changed: dict[str, float] = {}  # per zone: when its published content last changed
-        self._stacks: dict[str, list[PointMm]] = {}  # per zone: where the stacks of its latest reading lie
-        self._committed_stacks: dict[str, list[PointMm]] = {}  # per zone: those of its published content
         self._reads: dict[str, list[_StackRead]] = {}  # per zone: its latest reading, stack by stack
         self._committed_reads: dict[str, list[_StackRead]] = {}  # per zone: that of its published content
         self._suspect: set[int] = set()  # stack tracks whose chips changed wholesale under a hand
@@ -168,7 +166,6 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         readings = {name: _content(stacks) for name, stacks in contents.items()}
         for name, stacks in contents.items():
             self._sureness[name] = _sureness(stacks)
-        self._stacks = {name: [track.position for track, _ in stacks] for name, stacks in contents.items()}
         self._reads = {name: _stack_reads(stacks) for name, stacks in contents.items()}
         held = self._in_doubt(readings, doubtful) | self._untouched(readings, t=state.t)
         changes: list[_Change] = []
@@ -244,7 +241,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
                 self._reached[track.zone] = t
         return {name for name, reading in readings.items()
                 if self._settle[name].known and reading != self._settle[name].committed
-                and _same_places(self._stacks[name], self._committed_stacks.get(name), mm=self.config.same_stack_mm)
+                and _same_places(self._reads[name], self._committed_reads.get(name), mm=self.config.same_stack_mm)
                 and self._reached.get(name, -1.0) < self._changed.get(name, 0.0)}
 
     def _update_cover(self, zone: str, content: ChipContent, visible: float, t: float) -> None:
@@ -262,15 +259,14 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
     def _commit(self, change: _Change) -> None:
         zone, old, new, first = change.zone, change.old, change.new, change.first
         self._changed[zone] = self.out.t
-        self._committed_stacks[zone] = self._stacks.get(zone, [])
+        sure = self._change_sureness(zone)
+        self._committed_reads[zone] = self._reads.get(zone, [])
         if first and not new:
             return
         seat = zone_seat(zone)
         delta = _value(new) - _value(old)
         kind = zone.rpartition("_")[0] if seat is not None else zone
-        sure = self._change_sureness(zone)
         self._committed_sure[zone] = self._sureness.get(zone, 1.0)
-        self._committed_reads[zone] = self._reads.get(zone, [])
         if seat is not None and kind == "stack" and not first and delta != 0:
             if delta < 0:
                 self._picked(seat, -delta, chips=_difference(old, new), since=change.since, sure=sure)
@@ -430,12 +426,12 @@ def _take(pending: list[tuple[float, int]], amount: int) -> int:
     return left
 
 
-def _same_places(now: list[PointMm], then: list[PointMm] | None, *, mm: float) -> bool:
+def _same_places(now: list[_StackRead], then: list[_StackRead] | None, *, mm: float) -> bool:
     """Whether stacks lie where they lay: as many, each of one list within `mm` of one of the other, both ways."""
     if then is None or len(now) != len(then):
         return False
-    return (all(any(math.dist(a, b) <= mm for b in then) for a in now)
-            and all(any(math.dist(a, b) <= mm for b in now) for a in then))
+    return (all(any(math.dist(a.position, b.position) <= mm for b in then) for a in now)
+            and all(any(math.dist(a.position, b.position) <= mm for b in now) for a in then))
 
 
 def _stack_reads(stacks: list[tuple[Track, float]]) -> list[_StackRead]:
