@@ -267,29 +267,44 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
     builder = TableStateBuilder(detector, scene.layout, calibration, chipset, None, None)
     builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, refine=not args.no_refine,
                                    log_prior=() if args.flat_prior else None, height_from_frame=not args.per_box)
-    state = builder.build(result.image, index, 0.0)
+    detections = detector.detect(result.image)
+    state = builder.state_from(result.image, detections, frame_no=index, t=0.0)
+    measured = TableStateBuilder(detector, scene.layout, calibration, chipset, None, None,
+                                 camera_height_mm=float(camera.eye[2]))
+    measured.chips = ChipRecogniser(chipset, camera=measured.chips.camera, refine=not args.no_refine,
+                                    log_prior=() if args.flat_prior else None, height_from_frame=not args.per_box)
+    score_detected(tally, "detector boxes, height:", chips, measured.state_from(result.image, detections,
+                   frame_no=index, t=0.0), truth_zones, partly=partly, touching=touching, args=args)
     boxes = np.array([c.box for c in state.chips], dtype=np.float64).reshape(-1, 4)
     started = time.perf_counter()
     for box in boxes:
         builder.chips.read(result.image, (float(box[0]), float(box[1]), float(box[2]), float(box[3])))
     timing.seconds += time.perf_counter() - started
     timing.reads += len(boxes)
-    pairs: list[tuple[ObjectTruth, Read]] = []
     for o in chips:
-        overlaps = iou(o.box, boxes) if len(boxes) else np.zeros(0)
-        found = bool(overlaps.size) and float(overlaps.max()) >= 0.5
         if o.visible_fraction >= args.min_visible:
-            tally.add("detector: chip recall (IoU 0.5)", found)
-        if found:
-            seen = state.chips[int(np.argmax(overlaps))]
-            pairs.append((o, Read(seen.denominations, -1.0, seen.count_confidence,  # px/chip not kept
-                                  seen.denomination_confidence)))
-    score_stacks(tally, "detector boxes:", pairs, min_visible=args.min_visible, touching=touching)
-    score_zones(tally, "detector boxes:", truth_zones, state, partly=partly)
+            overlaps = iou(o.box, boxes) if len(boxes) else np.zeros(0)
+            tally.add("detector: chip recall (IoU 0.5)", bool(overlaps.size) and float(overlaps.max()) >= 0.5)
+    score_detected(tally, "detector boxes:", chips, state, truth_zones, partly=partly, touching=touching, args=args)
     if args.repeat:
         score_repeatability(tally, "repeat, detector boxes:", result.image, builder.chips,
                             [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in boxes], rng=repeat_rng)
     return group
+
+
+def score_detected(tally: Tally, key: str, chips: list[ObjectTruth], state: TableState, truth_zones: dict[str, int],
+                   *, partly: set[str], touching: set[int] | None, args: argparse.Namespace) -> None:
+    """Stacks (matched to truth boxes at IoU >= 0.5) and zones of a state built on the detector's boxes."""
+    boxes = np.array([c.box for c in state.chips], dtype=np.float64).reshape(-1, 4)
+    pairs: list[tuple[ObjectTruth, Read]] = []
+    for o in chips:
+        overlaps = iou(o.box, boxes) if len(boxes) else np.zeros(0)
+        if overlaps.size and float(overlaps.max()) >= 0.5:
+            seen = state.chips[int(np.argmax(overlaps))]
+            pairs.append((o, Read(seen.denominations, -1.0, seen.count_confidence,  # px/chip not kept
+                                  seen.denomination_confidence)))
+    score_stacks(tally, key, pairs, min_visible=args.min_visible, touching=touching)
+    score_zones(tally, key, truth_zones, state, partly=partly)
 
 
 # How a box may move between two frames of a stack at rest (`--repeat`): its detector box shifted or grown a pixel or

@@ -19,6 +19,7 @@ from floorman.vision.calibration import (
     calibrate_from_points,
     parse_point_pair,
 )
+from floorman.vision.table_state import table_camera
 
 SCALE = 1.0  # canvas px per mm
 
@@ -129,4 +130,35 @@ def test_bad_calibration_file(tmp_path: Path) -> None:
     path.write_text("layout: oval9\nimage_size: [10, 10]\nmethod: aruco\nhomography: [[1,0,0],[0,1,0]]\n"
                     "points: []\nreprojection_error: {mean_mm: 0, max_mm: 0}\n")
     with pytest.raises(ConfigError, match=r"c\.yaml: field 'homography': expected 3 rows"):
+        Calibration.load(path)
+
+
+def test_measured_camera_height(tmp_path: Path, layout: TableLayout, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--camera-height` is kept in the file and tells the stacks' camera model how high a straight-down camera is;
+    a file without it (older ones too) leaves the height to the frame, and a bad value is refused, naming the flag,
+    without writing the file."""
+    image_path = tmp_path / "frame.png"
+    cv2.imwrite(str(image_path), table_with_markers(layout, CAMERAS["overhead"]))
+    plain, measured = tmp_path / "plain.yaml", tmp_path / "measured.yaml"
+    assert main(["calibrate", str(image_path), "--out", str(plain)]) == 0
+    assert "camera height: not given" in capsys.readouterr().out
+    assert main(["calibrate", str(image_path), "--out", str(measured), "--camera-height", "1700"]) == 0
+    assert "camera height: 1700 mm (measured)" in capsys.readouterr().out
+    assert Calibration.load(plain).camera_height_mm is None
+    assert Calibration.load(measured).camera_height_mm == 1700.0
+    assert "camera_height_mm: null" in plain.read_text()
+
+    assumed = table_camera(Calibration.load(plain))
+    told = table_camera(Calibration.load(measured))
+    assert abs(float(told.eye[2]) - 1700.0) < 5.0
+    assert abs(float(assumed.eye[2]) - 1700.0) > 100.0  # the assumed height is another
+    assert abs(float(table_camera(Calibration.load(measured), camera_height_mm=1200.0).eye[2]) - 1200.0) < 5.0
+
+    for bad in ("-5", "0", "nan", "20000"):
+        assert main(["calibrate", str(image_path), "--out", str(tmp_path / "bad.yaml"), "--camera-height", bad]) == 2
+        assert "field '--camera-height'" in capsys.readouterr().err
+        assert not (tmp_path / "bad.yaml").exists()
+    path = tmp_path / "c.yaml"
+    path.write_text(measured.read_text().replace("camera_height_mm: 1700.0", "camera_height_mm: -3"))
+    with pytest.raises(ConfigError, match=r"c\.yaml: field 'camera_height_mm'"):
         Calibration.load(path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--points", nargs="+", metavar="U,V=X,Y",
                         help="four or more pairs 'u,v=x,y': pixel u,v is table point x,y mm")
     parser.add_argument("--camera-id", default="cam0", help="camera id written in the file")
+    parser.add_argument("--camera-height", type=float, metavar="MM",
+                        help="the camera lens's height above the felt in mm, measured with a tape; kept in the file "
+                        "for the stack counts (a straight-down view cannot tell it)")
     parser.add_argument("--out", required=True, help="calibration YAML to write")
     parser.set_defaults(handler=run_calibrate)
 
@@ -61,6 +65,10 @@ def _read_image(path: str) -> np.ndarray[Any, Any]:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
+    lens = args.camera_height
+    if lens is not None and not (math.isfinite(lens) and 0.0 < lens <= 10000.0):
+        raise ConfigError(f"expected the camera's height above the felt in mm, in (0, 10000], got {lens}",
+                          field="--camera-height")
     layout = load_layout(args.layout)
     image = _read_image(args.image)
     height, width = image.shape[:2]
@@ -71,9 +79,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise ConfigError(str(exc), field="--points") from None
         calibration = calibrate_from_points(pairs, layout=layout, image_size=(width, height),
-                                            camera_id=args.camera_id)
+                                            camera_id=args.camera_id, camera_height_mm=lens)
     else:
-        calibration = calibrate_from_markers(image, layout=layout, camera_id=args.camera_id)
+        calibration = calibrate_from_markers(image, layout=layout, camera_id=args.camera_id, camera_height_mm=lens)
     calibration.save(args.out)
     error = calibration.reprojection_error
     markers = sorted({p.marker_id for p in calibration.points if p.marker_id is not None})
@@ -81,6 +89,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
     sys.stdout.write(
         f"calibration written to {args.out}: method {calibration.method}, {used}, image {width}x{height}\n"
         f"reprojection error: mean {error.mean_mm:.2f} mm, max {error.max_mm:.2f} mm\n"
+        + ("camera height: not given (told by the stacks in view; give --camera-height MM for surer counts)\n"
+           if lens is None else f"camera height: {lens:.0f} mm (measured)\n")
     )
     return 0
 

@@ -76,9 +76,10 @@ def recognise_card_reader(margin: float = 0.1) -> CardReader:
 
 
 def table_camera(calibration: Calibration, *, camera_height_mm: float | None = None) -> TableCamera:
-    """The camera model behind a calibration (focal length from the homography, or from the camera height)."""
-    return TableCamera.from_homography(calibration.mm_to_pixels, image_size=calibration.image_size,
-                                       height_mm=camera_height_mm)
+    """The camera model behind a calibration (focal length from the homography, or from the camera height:
+    `camera_height_mm` if given, else the one measured in the calibration file, if any)."""
+    height = camera_height_mm if camera_height_mm is not None else calibration.camera_height_mm
+    return TableCamera.from_homography(calibration.mm_to_pixels, image_size=calibration.image_size, height_mm=height)
 
 
 class TableStateBuilder:
