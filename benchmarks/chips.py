@@ -16,7 +16,7 @@ frame-size group too (portrait frames with their landscape size). The calibratio
 points projected by the simulator's camera), as `floorman calibrate` gives on a well-marked table.
 Two camera models are compared: `homography` (focal length from the calibration when the camera is tilted,
 else an assumed 1400 mm camera height: what a plain calibration file gives) and `height` (the camera's measured
-height above the felt given too). Metrics, on chips at least --min-visible visible:
+height above the felt given too: `floorman calibrate --camera-height`), on truth boxes and on the detector's. Metrics, on chips at least --min-visible visible:
 - top denomination: the top chip's value (what the top face shows);
 - chip denomination: per chip, bottom to top, of stacks whose count is right;
 - count exact, stack exact (every chip's value right), and by pixels-per-chip (how far the stack's side shows);
