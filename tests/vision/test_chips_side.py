@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from floorman.vision.chips import ChipRecogniser, _lower_chip, spot_aliases
+from floorman.vision.chips import ChipRecogniser, _lower_chip, spot_aliases, swapped_colours
 from floorman.vision.chips_geometry import BOX_SIGMA_PX
 from tests.vision.test_chips import CHIPSET, VALUES, exact_table_camera, render_chips, tilted_camera
 
@@ -90,4 +90,30 @@ def test_a_mixed_stack_misread_at_two_pixels_per_chip_is_never_sure() -> None:
         if reading.denominations != o.chips:
             misread += 1
             assert reading.confidence < 0.8
+    assert misread >= 2  # the case the test is about
+
+
+def test_the_denominations_whose_colours_are_anothers_swapped() -> None:
+    assert swapped_colours(CHIPSET, 25) == [BLUE]  # white with blue spots / blue with white spots
+    assert swapped_colours(CHIPSET, 5000) == [WHITE]
+    assert swapped_colours(CHIPSET, 100) == swapped_colours(CHIPSET, 1000) == []
+
+
+@pytest.mark.parametrize("size", [(960, 720), (1920, 1440)])
+def test_a_chip_among_its_swapped_colours_is_never_sure(size: tuple[int, int]) -> None:
+    # A blue 5000 (white spots) under white 25s (blue spots), and the other way round, show the same two colours in
+    # five side samples: they were read as the stack's top value at 0.91-0.98 at 2.2 and 4.5 px per chip.
+    camera = tilted_camera(size=size)
+    stacks = [(5000, 25, 25, 25, 25), (25, 5000, 5000, 5000), (25, 25, 5000, 25, 25), (100,) * 5]
+    rendered = render_chips(stacks, camera=camera, seed=3)
+    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX)
+    misread = 0
+    for o in rendered.chips:
+        reading = recogniser.read(rendered.image, o.box)
+        assert reading.count == len(o.chips)
+        if reading.denominations != o.chips:
+            misread += 1
+            assert reading.confidence < 0.8
+        elif o.chips[-1] == 100 and size[0] >= 1920:
+            assert reading.confidence >= 0.8  # no swapped pair: as sure as before (4.5 px per chip)
     assert misread >= 2  # the case the test is about

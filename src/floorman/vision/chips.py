@@ -83,6 +83,11 @@ _MIN_SIDE_PX = 1.8  # below this many pixels per chip the side is not read (chip
 _SWITCH_SHARE = 0.6  # a lower chip takes another denomination than the top's when this share of its votes agree
 _MIN_BODY_SHARE = 0.3  # ... and those are at least this share of all its samples (the rest may be spots)
 _SPOT_ALIAS_LAB = 40.0  # a body colour this close (CIE Lab) to the top's spot colour may be those spots
+# A lower chip of a denomination whose colours are another's swapped (the default set's white 25 with blue spots and
+# blue 5000 with white spots) shows both colours either way, in shares five side samples cannot tell apart: read
+# as one of the pair, it is no surer than this (they were read sure and wrong both ways at 2-5 px per chip,
+# `tests/vision/test_chips_side.py`).
+_SWAPPED_AGREEMENT = 0.5
 _HEIGHT_STEP_MM = 200.0  # camera heights tried over CAMERA_HEIGHTS_MM when the calibration's height was assumed
 # A detector box's sides are off by about this much (the shipped detector against mask boxes: median 0.8 px, sd 2;
 # counts from its boxes then come out calibrated). An instance mask's box: chips_geometry.BOX_SIGMA_PX.
@@ -199,6 +204,7 @@ class ChipRecogniser:
         # A camera height that was assumed, not measured: the count must hold for any plausible height.
         self.alternatives = camera.at_heights(_other_heights(camera)) if camera is not None else []
         self._spots = {d.value: spot_aliases(chipset, d.value) for d in chipset.denominations}
+        self._swapped = [swapped_colours(chipset, d.value) for d in chipset.denominations]
         self._last_light: tuple[Image, Image, Bgr | None] | None = None  # the last frame, its grid, its light
 
     def read(self, image: Image, box: Box) -> ChipReading:
@@ -459,7 +465,10 @@ class ChipRecogniser:
                     chosen = last
             chips.append(values[chosen])
             agreeing = _votes(counts, chosen, top=top, spots=spots)
-            agree.append(float(agreeing / seen.size))
+            share = float(agreeing / seen.size)
+            if counts[chosen] > 0 and any(counts[k] > 0 for k in self._swapped[chosen]):
+                share = min(share, _SWAPPED_AGREEMENT)
+            agree.append(share)
         return tuple(chips), float(min(agree))
 
 
@@ -470,6 +479,16 @@ def spot_aliases(chipset: ChipSet, top_value: int) -> list[int]:
     spot = _lab(top.edge_rgb)
     return [i for i, d in enumerate(chipset.denominations)
             if d.value != top_value and float(np.linalg.norm(_lab(d.rgb) - spot)) < _SPOT_ALIAS_LAB]
+
+
+def swapped_colours(chipset: ChipSet, value: int) -> list[int]:
+    """Indices of the denominations whose body and spot colours are those of `value`'s swapped (a white chip with
+    blue spots and a blue chip with white spots): from a stack's side the two show the same colours."""
+    own = chipset.by_value(value)
+    body, spot = _lab(own.rgb), _lab(own.edge_rgb)
+    return [i for i, d in enumerate(chipset.denominations)
+            if d.value != value and float(np.linalg.norm(_lab(d.rgb) - spot)) < _SPOT_ALIAS_LAB
+            and float(np.linalg.norm(_lab(d.edge_rgb) - body)) < _SPOT_ALIAS_LAB]
 
 
 def _lab(rgb: tuple[int, int, int]) -> FloatArray:
