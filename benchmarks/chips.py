@@ -16,7 +16,8 @@ frame-size group too (portrait frames with their landscape size). The calibratio
 points projected by the simulator's camera), as `floorman calibrate` gives on a well-marked table.
 Two camera models are compared: `homography` (focal length from the calibration when the camera is tilted,
 else an assumed 1400 mm camera height: what a plain calibration file gives) and `height` (the camera's measured
-height above the felt given too: `floorman calibrate --camera-height`), on truth boxes and on the detector's. Metrics, on chips at least --min-visible visible:
+height above the felt given too: `floorman calibrate --camera-height`), on truth boxes and on the detector's.
+Metrics, on chips at least --min-visible visible:
 - top denomination: the top chip's value (what the top face shows);
 - chip denomination: per chip, bottom to top, of stacks whose count is right;
 - count exact, stack exact (every chip's value right), and by pixels-per-chip (how far the stack's side shows);
@@ -30,8 +31,9 @@ height above the felt given too: `floorman calibrate --camera-height`), on truth
   value of all visible chip objects there (TableStateBuilder's zone_values) against the truth; also over the
   zones whose stacks all have count confidence >= 0.5, and over the zones the edge trusts (every stack's count
   and values >= 0.5: `derive_chips`' sureness), and over the zones sure enough for the rules to accuse on (the
-  same, >= 0.8: `ledger_min_confidence`) among those seen whole (every stack at least --min-visible in sight), with
-  the share of zones that qualify.
+  same, >= 0.8: `ledger_min_confidence`) among those seen whole (every stack at least --min-visible in sight) where a
+  stack was read, with the share of zones that qualify; and the share of the zones seen whole but read empty that
+  hold chips (stacks the detector missed: an empty reading accuses no one).
 Truth boxes come from the instance mask, so the recogniser is told their sides are off by rounding only
 (`BOX_SIGMA_PX`); detector boxes use its default (a detector's box error: their sides are first found again in the
 image, `chips_box`).
@@ -140,7 +142,8 @@ def partly_seen(chips: list[ObjectTruth], *, min_visible: float) -> set[str]:
 def score_zones(tally: Tally, key: str, truth: dict[str, int], state: TableState, *, partly: set[str]) -> None:
     """Zone values against the truth: all zones, those whose counts are all trusted, those the edge trusts, and
     those sure enough to accuse on among the zones seen whole (not `partly` seen: a zone cut by the frame, read
-    empty, is no accusation)."""
+    empty, is no accusation) where a stack was read (a zone read empty accuses no one: those holding chips, their
+    stacks missed by the detector, are counted on their own line)."""
     predicted = state.zone_values()
     counted: dict[str, float] = {}
     sure: dict[str, float] = {}
@@ -159,9 +162,11 @@ def score_zones(tally: Tally, key: str, truth: dict[str, int], state: TableState
             tally.add(f"{key} zone value exact, trusted by the edge", right)
         if zone in partly:
             continue
-        tally.add(f"{key} zones seen whole, sure enough to accuse on, >= {ACCUSED} (share)",
-                  sure.get(zone, 1.0) >= ACCUSED)
-        if sure.get(zone, 1.0) >= ACCUSED:
+        if zone not in sure:  # no stack read there: nothing to accuse on, but chips may have been missed
+            tally.add(f"{key} zones seen whole read empty, holding chips (share)", truth.get(zone, 0) > 0)
+            continue
+        tally.add(f"{key} zones seen whole, sure enough to accuse on, >= {ACCUSED} (share)", sure[zone] >= ACCUSED)
+        if sure[zone] >= ACCUSED:
             tally.add(f"{key} zone value exact, seen whole, sure enough to accuse on", right)
 
 
