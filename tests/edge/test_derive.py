@@ -321,6 +321,32 @@ def test_chips_a_hand_lays_in_the_pot_are_the_seat_of_that_hand(deriver: EventDe
     assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 200, "pot", sure)
 
 
+@pytest.mark.parametrize(("aside", "sure"), [(42.0, 1.0), (100.0, 0.45)])
+def test_a_pot_stack_pushed_aside_by_a_splash_changes_nothing(deriver: EventDeriver, aside: float,
+                                                               sure: float) -> None:
+    # The pot holds 6 x 100 read unsure (0.45). Seat 1 lays a 500 where they lay and they are pushed a chip's width
+    # aside, read the same (splash_01 from a tilted 4K camera): the splash is as sure as the 500's reading. A stack
+    # of the same chips appearing farther off may be other chips: the change is as unsure as their readings.
+    scene = Scene(chips={1: chips("stack_1", [500] * 5, track=1), 9: chips("pot", [100] * 6, track=9,
+                                                                             count_confidence=0.45)})
+    run(deriver, scene.frames(5))
+    seated(scene, 1, track=51)
+    run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
+    scene.chips[1] = chips("stack_1", [500] * 4, track=1)
+    events = run(deriver, scene.frames(8))
+    scene.hands[51] = hand(centre("pot"), "pot", track=51)
+    events += run(deriver, scene.frames(4))
+    seated(scene, 1, track=51)
+    scene.chips[9] = chips("pot", [500], track=9)
+    scene.chips[10] = chips("pot", [100] * 6, track=10, dx=aside, count_confidence=0.45)
+    events += run(deriver, scene.frames(8))
+    del scene.hands[51]
+    events += run(deriver, scene.frames(20))
+    (push,) = of(events, "chips_pushed")
+    assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 500, "pot", sure)
+
+
 def test_a_pick_up_is_as_sure_as_the_stack_it_came_from_not_its_neighbours(deriver: EventDeriver) -> None:
     # Seat 1 keeps two stacks: 5 x 100 read unsure (0.3) and 5 x 500 read sure. Two 500s thrown into the pot are
     # the seat's through the pick-up from the sure stack: the unsure one, read the same where it lay, moved nothing.

@@ -8,8 +8,9 @@ hole zones of that seat, and the pot, so that chips never land before the stack 
 only in a hand: a zone whose stacks lie where they lay, and that no hand came within `reach_mm` of since its
 last change, keeps its content whatever a new reading says (from video a stack is read again whenever its box
 moves by a pixel, and a count read unsure can jump by half). A change is as sure as the readings of the stacks
-that changed, before and after: a stack read the same where it lay moved nothing, however unsure its reading (the
-events' confidence). Between zones the chips are followed by value:
+that changed, before and after: a stack read the same where it lay moved nothing, however unsure its reading, and
+neither did one read the same a chip's width aside from there, pushed by chips laid where it lay (the events'
+confidence). Between zones the chips are followed by value:
 - a stack that shrinks is a pick-up by its seat (remembered for `pickup_window_s`);
 - a bet zone that grows is a push by its seat (the chips crossed the seat's bet line): `chips_pushed` with
   the next trip number of that seat, `t_start` the start of the pick-up;
@@ -461,15 +462,19 @@ def _stack_reads(stacks: list[tuple[Track, float]]) -> list[_StackRead]:
 
 def _unchanged(then: list[_StackRead], now: list[_StackRead], *, mm: float) -> tuple[set[int], set[int]]:
     """Indices (of `then`, of `now`) of the stacks read the same chips within `mm` of where they lay, paired one
-    to one."""
+    to one; then, among the others, of those read the same chips within `2 * mm`: a stack pushed aside by chips
+    laid where it lay (about a chip's width), its chips unchanged."""
     kept_then: set[int] = set()
     kept_now: set[int] = set()
-    for i, old in enumerate(then):
-        for j, new in enumerate(now):
-            if j not in kept_now and new.chips == old.chips and math.dist(new.position, old.position) <= mm:
-                kept_then.add(i)
-                kept_now.add(j)
-                break
+    for reach in (mm, 2 * mm):
+        for i, old in enumerate(then):
+            if i in kept_then:
+                continue
+            for j, new in enumerate(now):
+                if j not in kept_now and new.chips == old.chips and math.dist(new.position, old.position) <= reach:
+                    kept_then.add(i)
+                    kept_now.add(j)
+                    break
     return kept_then, kept_now
 
 
