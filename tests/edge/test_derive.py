@@ -276,19 +276,75 @@ def test_a_push_carries_how_sure_the_zone_readings_behind_it_were(deriver: Event
     assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 200, "bet_1", 0.7)
 
 
-@pytest.mark.parametrize(("landed", "sure"), [("bet_1", 1.0), ("pot", 0.3)])
-def test_a_push_is_as_sure_as_its_landing_a_splash_as_its_pick_up_too(deriver: EventDeriver, landed: str,
-                                                                       sure: float) -> None:
-    # Seat 1's stack is read unsure (0.3) and the chips it lifts land read sure: laid in its bet zone, the bet's
-    # reading is the push's amount; thrown into the pot, they are the seat's only through its pick-up.
+@pytest.mark.parametrize(("reached", "landed", "sure"), [("bet_1", "bet_1", 1.0), ("pot", "pot", 1.0),
+                                                         ("bet_1", "pot", 0.3)])
+def test_a_push_is_as_sure_as_its_landing_a_splash_as_its_pick_up_too(deriver: EventDeriver, reached: str,
+                                                                       landed: str, sure: float) -> None:
+    # Seat 1's stack is read unsure (0.3) and the chips it lifts land read sure: laid in its bet zone, or laid in
+    # the pot by its own hand, the landing's reading is the push's amount; tossed into the pot from its bet line,
+    # they are the seat's only through its pick-up (session 12, splash_01 from a tilted 4K camera: the seat's stacks
+    # read at 0.03-0.4 before and after the splash, the 500 laid in the pot read at 0.92).
     scene, events = picked_up(deriver, value=100, left=3, sure=0.3)
-    scene.hands[51] = hand(centre(landed), landed, track=51)
+    scene.hands[51] = hand(centre(reached), reached, track=51)
     scene.chips[2] = chips(landed, [100, 100], track=2)
     events += run(deriver, scene.frames(8))
     del scene.hands[51]
     events += run(deriver, scene.frames(20))
     (push,) = of(events, "chips_pushed")
     assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 200, landed, sure)
+
+
+@pytest.mark.parametrize(("comes_from", "sure"), [("seat_1", 1.0), ("seat_9", 0.3), ("bet_1", 0.3)])
+def test_chips_a_hand_lays_in_the_pot_are_the_seat_of_that_hand(deriver: EventDeriver, comes_from: str,
+                                                                  sure: float) -> None:
+    # Seat 1 lifts chips from a stack read unsure (0.3). A hand lays two 100s in the pot, hiding them, and lifts
+    # (they are first seen once it is back where it came from): laid by seat 1's own hand, come over its rail, the
+    # splash is as sure as the pot's reading. Laid by seat 9's hand, or by a hand first seen out on the table in
+    # seat 1's bet zone (a track lost and found again: string_bet_02 from video, the dealer's gathering hand taken
+    # for seat 3's), seat 1's chips are in the pot only through its unsure pick-up.
+    scene, events = picked_up(deriver, value=100, left=3, sure=0.3)
+    track = 51 if comes_from == "seat_1" else 59
+    start = hand(centre(comes_from), comes_from, track=track) if comes_from.startswith("bet_") else \
+        hand(LAYOUT.seat(int(comes_from[-1])).position, "rail_edge", track=track)
+    if track != 51:
+        scene.hands[51] = hand(centre("stack_1", 0, 60), "stack_1", track=51)
+        scene.hands[track] = start
+        events += run(deriver, scene.frames(3))
+    scene.hands[track] = hand(centre("pot"), "pot", track=track)
+    events += run(deriver, scene.frames(4))
+    scene.hands[track] = start
+    scene.chips[2] = chips("pot", [100, 100], track=2)
+    events += run(deriver, scene.frames(8))
+    scene.hands.clear()
+    events += run(deriver, scene.frames(20))
+    (push,) = of(events, "chips_pushed")
+    assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 200, "pot", sure)
+
+
+@pytest.mark.parametrize(("aside", "sure"), [(42.0, 1.0), (100.0, 0.45)])
+def test_a_pot_stack_pushed_aside_by_a_splash_changes_nothing(deriver: EventDeriver, aside: float,
+                                                               sure: float) -> None:
+    # The pot holds 6 x 100 read unsure (0.45). Seat 1 lays a 500 where they lay and they are pushed a chip's width
+    # aside, read the same (splash_01 from a tilted 4K camera): the splash is as sure as the 500's reading. A stack
+    # of the same chips appearing farther off may be other chips: the change is as unsure as their readings.
+    scene = Scene(chips={1: chips("stack_1", [500] * 5, track=1), 9: chips("pot", [100] * 6, track=9,
+                                                                             count_confidence=0.45)})
+    run(deriver, scene.frames(5))
+    seated(scene, 1, track=51)
+    run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
+    scene.chips[1] = chips("stack_1", [500] * 4, track=1)
+    events = run(deriver, scene.frames(8))
+    scene.hands[51] = hand(centre("pot"), "pot", track=51)
+    events += run(deriver, scene.frames(4))
+    seated(scene, 1, track=51)
+    scene.chips[9] = chips("pot", [500], track=9)
+    scene.chips[10] = chips("pot", [100] * 6, track=10, dx=aside, count_confidence=0.45)
+    events += run(deriver, scene.frames(8))
+    del scene.hands[51]
+    events += run(deriver, scene.frames(20))
+    (push,) = of(events, "chips_pushed")
+    assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 500, "pot", sure)
 
 
 def test_a_pick_up_is_as_sure_as_the_stack_it_came_from_not_its_neighbours(deriver: EventDeriver) -> None:

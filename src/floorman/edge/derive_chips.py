@@ -8,13 +8,15 @@ hole zones of that seat, and the pot, so that chips never land before the stack 
 only in a hand: a zone whose stacks lie where they lay, and that no hand came within `reach_mm` of since its
 last change, keeps its content whatever a new reading says (from video a stack is read again whenever its box
 moves by a pixel, and a count read unsure can jump by half). A change is as sure as the readings of the stacks
-that changed, before and after: a stack read the same where it lay moved nothing, however unsure its reading (the
-events' confidence). Between zones the chips are followed by value:
+that changed, before and after: a stack read the same where it lay moved nothing, however unsure its reading, and
+neither did one read the same a chip's width aside from there, pushed by chips laid where it lay (the events'
+confidence). Between zones the chips are followed by value:
 - a stack that shrinks is a pick-up by its seat (remembered for `pickup_window_s`);
 - a bet zone that grows is a push by its seat (the chips crossed the seat's bet line): `chips_pushed` with
   the next trip number of that seat, `t_start` the start of the pick-up;
 - a bet zone that shrinks is a gather: trips restart, and the pot's next growth is explained by it;
-- a pot that grows with no gather to explain it, right after a pick-up, is a splash by the seat that picked up.
+- a pot that grows with no gather to explain it, right after a pick-up, is a splash by the seat that picked up;
+  it is as sure as that pick-up too, unless the seat's own hand (come over its rail) laid the chips there.
 A stack zone is covered when less than `covered_below` of it is seen for `cover_min_s`: its zone_chips then
 carries the visible fraction, and 1.0 again when the cover ends.
 
@@ -120,6 +122,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         self._read: dict[int, Counter[int]] = {}  # the chips each stack track was last read as
         self._polygons = {name: layout.zone(name).points for name in self.zones}
         self._reached: dict[str, float] = {}  # per zone: when a hand was last within reach of it
+        self._reached_by: dict[tuple[str, int], float] = {}  # per (zone, seat): when that seat's hand last was
         self._changed: dict[str, float] = {}  # per zone: when its published content last changed
         self._reads: dict[str, list[_StackRead]] = {}  # per zone: its latest reading, stack by stack
         self._committed_reads: dict[str, list[_StackRead]] = {}  # per zone: that of its published content
@@ -167,6 +170,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         for name, stacks in contents.items():
             self._sureness[name] = _sureness(stacks)
         self._reads = {name: _stack_reads(stacks) for name, stacks in contents.items()}
+        self._note_reach(state.t)
         held = self._in_doubt(readings, doubtful) | self._untouched(readings, t=state.t)
         changes: list[_Change] = []
         for name in self.zones:
@@ -229,13 +233,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         content last changed, and no hand came within `reach_mm` of the zone, or within `cover_mm` of one of its
         stacks, since. Their chips are the same chips read again; the committed content stays. A stack where
         none lay (chips tossed into the zone from afar) or gone from where one lay is a change, hand or not."""
-        reach = self.config.reach_mm
-        if reach is None:
+        if self.config.reach_mm is None:
             return set()
-        hands = list(self.hands.positions())
-        for name, polygon in self._polygons.items():
-            if any(distance_to_zone(point, polygon) <= reach for point in hands):
-                self._reached[name] = t
         for track in self.tracker.tracks.values():
             if track.zone in self._polygons and self.hands.near(track.position, self.config.cover_mm):
                 self._reached[track.zone] = t
@@ -243,6 +242,19 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
                 if self._settle[name].known and reading != self._settle[name].committed
                 and _same_places(self._reads[name], self._committed_reads.get(name), mm=self.config.same_stack_mm)
                 and self._reached.get(name, -1.0) < self._changed.get(name, 0.0)}
+
+    def _note_reach(self, t: float) -> None:
+        """Remember when a hand last came within `reach_mm` (`cover_mm` when that is off) of each zone, and when a
+        player's hand that came over its seat's rail did (a hand first seen out on the table has no sure seat)."""
+        reach = self.config.reach_mm if self.config.reach_mm is not None else self.config.cover_mm
+        for track in self.hands.current:
+            hand = self.hands.live.get(track.id)
+            for name, polygon in self._polygons.items():
+                if distance_to_zone(track.position, polygon) > reach:
+                    continue
+                self._reached[name] = t
+                if hand is not None and hand.seat is not None and hand.over_rail:
+                    self._reached_by[name, hand.seat] = t
 
     def _update_cover(self, zone: str, content: ChipContent, visible: float, t: float) -> None:
         cover = self._cover[zone]
@@ -282,7 +294,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
                 self.reset_trips()
             self._returns.append((self.out.t, -delta))
         elif zone == "pot" and delta > 0:
-            self._pot_grew(_difference(new, old), delta, sure=sure)
+            self._pot_grew(_difference(new, old), delta, sure=sure, since=change.since)
         if seat is not None and kind in ("stack", "hole") and delta < 0:
             self.hands.confirm(zone, holding="chips")  # a pick-up: the hand's visit was more than passing by
         cover = self._cover.get(zone)
@@ -321,14 +333,16 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         pickup = self._pickups.get(seat)
         return (pickup is not None and pickup.value > 0) or any(h.seat == seat for h in self.hands.live.values())
 
-    def _land(self, seat: int, chips: ChipContent, *, landed: str, sure: float) -> None:
-        """Chips of a push came to rest; landings close together in time make one trip."""
+    def _land(self, seat: int, chips: ChipContent, *, landed: str, sure: float, laid: bool = False) -> None:
+        """Chips of a push came to rest; landings close together in time make one trip. Chips in the seat's bet zone
+        are the seat's, and so are chips its own hand `laid` where they landed; others (a splash the seat's hand was
+        not seen laying) are the seat's only through its pick-up, and no surer than it."""
         if not chips:
             return
         t = self.out.t
         pickup = self._pickups.get(seat)
-        if pickup is not None and not landed.startswith("bet_"):
-            sure = min(sure, pickup.sure)  # a splash is the seat's only through its pick-up
+        if pickup is not None and not landed.startswith("bet_") and not laid:
+            sure = min(sure, pickup.sure)
         if pickup is not None:  # booked at once: the hand no longer holds these chips
             pickup.value -= _value(chips)
         else:  # landed before the stack was seen to shrink (it was under the hand): a credit for that
@@ -368,12 +382,18 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         if _take(self._returns, delta) > 0:
             self._rail_in(seat, chips, sure=sure)
 
-    def _pot_grew(self, chips: ChipContent, delta: int, *, sure: float) -> None:
+    def _pot_grew(self, chips: ChipContent, delta: int, *, sure: float, since: float) -> None:
         left = _take(self._gathered, delta)
         _take(self._returns, delta - left)  # gathered chips went to the pot: they can no longer go back to a stack
         picked = [p for p in self._pickups.values() if p.value > 0]
         if left > 0 and picked:
-            self._land(max(picked, key=lambda p: p.t).seat, chips, landed="pot", sure=sure)
+            seat = max(picked, key=lambda p: p.t).seat
+            self._land(seat, chips, landed="pot", sure=sure, laid=self._laid_by(seat, "pot", since=since))
+
+    def _laid_by(self, seat: int, zone: str, *, since: float) -> bool:
+        """Whether the seat's own hand was within reach of the zone while its new chips came to rest (from `lost_s`
+        before its new reading was first seen: the hand that lays chips hides them until it lifts)."""
+        return self._reached_by.get((zone, seat), -math.inf) >= since - self.config.lost_s
 
     def _expire(self, t: float) -> None:
         self._gathered = [(w, a) for w, a in self._gathered if t - w <= self.config.gather_window_s]
@@ -442,15 +462,19 @@ def _stack_reads(stacks: list[tuple[Track, float]]) -> list[_StackRead]:
 
 def _unchanged(then: list[_StackRead], now: list[_StackRead], *, mm: float) -> tuple[set[int], set[int]]:
     """Indices (of `then`, of `now`) of the stacks read the same chips within `mm` of where they lay, paired one
-    to one."""
+    to one; then, among the others, of those read the same chips within `2 * mm`: a stack pushed aside by chips
+    laid where it lay (about a chip's width), its chips unchanged."""
     kept_then: set[int] = set()
     kept_now: set[int] = set()
-    for i, old in enumerate(then):
-        for j, new in enumerate(now):
-            if j not in kept_now and new.chips == old.chips and math.dist(new.position, old.position) <= mm:
-                kept_then.add(i)
-                kept_now.add(j)
-                break
+    for reach in (mm, 2 * mm):
+        for i, old in enumerate(then):
+            if i in kept_then:
+                continue
+            for j, new in enumerate(now):
+                if j not in kept_now and new.chips == old.chips and math.dist(new.position, old.position) <= reach:
+                    kept_then.add(i)
+                    kept_now.add(j)
+                    break
     return kept_then, kept_now
 
 

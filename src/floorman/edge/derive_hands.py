@@ -53,6 +53,8 @@ class HandInfo:
     rail_position: PointMm | None = None  # where it last came back into the rail-edge band from the table
     on_table: bool = False
     at_stub_since: float | None = None  # since when it has been within stub_reach_mm of the deck zone
+    over_rail: bool = True  # its seat is known: it was first seen at (or beyond) the rail, or the state builder said;
+    # a track first seen out on the table (a hand lost and found again) has only a guess: the nearest seat's
 
 
 @dataclass(frozen=True)
@@ -126,8 +128,10 @@ class HandDeriver:
         if hand is None:
             seat = seen.seat if isinstance(seen, SeenHand) and seen.seat is not None else nearest_seat(
                 self.layout, track.first_position, dealer=True)
+            told = isinstance(seen, SeenHand) and seen.seat is not None
             hand = self._hands[track.id] = HandInfo(seat=seat, first_t=t, zone=Settle(self.config.settle_frames,
-                                                                                      self.config.settle_s))
+                                                                                      self.config.settle_s),
+                                                    over_rail=told or track.first_zone in (None, "rail_edge"))
         if isinstance(seen, SeenHand) and seen.holding != "nothing":
             hand.holding = seen.holding
         if distance_to_zone(track.position, self._deck) > self.config.stub_reach_mm:
@@ -233,9 +237,6 @@ class HandDeriver:
         from behind, and where its middle is seen depends on the box the detector draws."""
         return max((t - hand.at_stub_since for hand in self._hands.values()
                     if hand.seat is None and hand.at_stub_since is not None), default=0.0)
-
-    def positions(self) -> Iterable[PointMm]:
-        return (track.position for track in self.current)
 
     def near(self, point: PointMm, mm: float) -> bool:
         """Whether a hand (or its arm: from where it came over the rail to the fingertips) seen in this frame
