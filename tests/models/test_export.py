@@ -164,3 +164,11 @@ def test_export_takes_weights_or_an_fp32_onnx(extra: list[str], message: str, tm
                                               capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["models", "export", "--out", str(tmp_path), *extra]) == 2
     assert re.search(message, capsys.readouterr().err)
+
+
+def test_export_refuses_a_percentile_outside_90_to_100(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["models", "export", "--fp32", "detector.onnx", "--percentile", "99.9x"])
+    with pytest.raises(SystemExit):
+        main(["models", "export", "--fp32", "detector.onnx", "--percentile", "50"])
+    assert "--percentile: expected a percentage above 90 and at most 100, got '50'" in capsys.readouterr().err

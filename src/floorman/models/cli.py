@@ -90,7 +90,7 @@ def _register_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     export.add_argument("--calibration-method", choices=("minmax", "percentile", "entropy"), default="percentile",
                         help="activation ranges from every calibration value (minmax), from histograms keeping "
                         "the central --percentile %% of values (percentile, default) or by entropy")
-    export.add_argument("--percentile", type=float, default=99.999,
+    export.add_argument("--percentile", type=_percentile, default=99.999,
                         help="with --calibration-method percentile: the share of values kept (default 99.999)")
     export.add_argument("--no-int8", action="store_true", help="write the fp32 model only")
     export.set_defaults(handler=run_export)
@@ -133,6 +133,16 @@ def _share(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}") from None
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}")
+    return value
+
+
+def _percentile(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage above 90 and at most 100, got {text!r}") from None
+    if not 90.0 < value <= 100.0:
+        raise argparse.ArgumentTypeError(f"expected a percentage above 90 and at most 100, got {text!r}")
     return value
 
 
