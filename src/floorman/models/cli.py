@@ -76,14 +76,22 @@ def _register_train(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _register_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     export = sub.add_parser("export", help="export a checkpoint to ONNX fp32 and static INT8",
                             description="Write NAME.onnx (fp32) and NAME_int8.onnx (static QDQ INT8, calibrated "
-                            "on the images under --calibration, decode tail in fp32).")
-    export.add_argument("--weights", type=Path, required=True, help="trained checkpoint (.pt)")
+                            "on the images under --calibration; the decode tail, the stem and the head's output "
+                            "convolutions in fp32).")
+    export.add_argument("--weights", type=Path, help="trained checkpoint (.pt); required unless --fp32")
+    export.add_argument("--fp32", type=Path, help="quantise this fp32 ONNX (e.g. the shipped detector.onnx, its "
+                        "metadata kept) instead of exporting --weights")
     export.add_argument("--out", type=Path, default=WEIGHTS_DIR, help="output folder (default: shipped weights)")
     export.add_argument("--name", default="detector", help="file stem")
     export.add_argument("--imgsz", type=int, default=320, help="network input size")
     export.add_argument("--levels", type=_levels, default=(320, 960), help="pyramid levels (written as metadata)")
     export.add_argument("--calibration", type=Path, help="folder of images (training windows) to calibrate INT8 on")
     export.add_argument("--calibration-count", type=int, default=64, help="calibration images used")
+    export.add_argument("--calibration-method", choices=("minmax", "percentile", "entropy"), default="percentile",
+                        help="activation ranges from every calibration value (minmax), from histograms keeping "
+                        "the central --percentile %% of values (percentile, default) or by entropy")
+    export.add_argument("--percentile", type=_percentile, default=99.999,
+                        help="with --calibration-method percentile: the share of values kept (default 99.999)")
     export.add_argument("--no-int8", action="store_true", help="write the fp32 model only")
     export.set_defaults(handler=run_export)
 
@@ -128,6 +136,16 @@ def _share(text: str) -> float:
     return value
 
 
+def _percentile(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage above 90 and at most 100, got {text!r}") from None
+    if not 90.0 < value <= 100.0:
+        raise argparse.ArgumentTypeError(f"expected a percentage above 90 and at most 100, got {text!r}")
+    return value
+
+
 def run_train_cards(args: argparse.Namespace) -> int:
     from floorman.models.cards_train import DEFAULT_OUT, CardTrainConfig, train_cards
 
@@ -164,14 +182,20 @@ def run_export(args: argparse.Namespace) -> int:
     # onnx is export tooling (with the `train` extra), so it is imported only when exporting.
     from floorman.models.export import ExportConfig, calibration_images, export_detector
 
+    if (args.weights is None) == (args.fp32 is None):
+        raise ConfigError("expected either --weights (export a checkpoint) or --fp32 (quantise an ONNX), "
+                          f"got {'both' if args.weights else 'neither'}", field="--weights")
+    if args.fp32 is not None and args.no_int8:
+        raise ConfigError("--fp32 quantises an existing ONNX: expected no --no-int8", field="--no-int8")
     if not args.no_int8 and args.calibration is None:
         raise ConfigError("expected --calibration DIR for the INT8 model (or --no-int8)", field="--calibration")
     images = () if args.no_int8 else calibration_images(args.calibration, count=args.calibration_count)
     result = export_detector(ExportConfig(
-        weights=args.weights, out_dir=args.out, name=args.name, imgsz=args.imgsz, levels=args.levels,
+        weights=args.weights, fp32=args.fp32, out_dir=args.out, name=args.name, imgsz=args.imgsz, levels=args.levels,
         calibration_images=images, calibration_count=args.calibration_count, int8=not args.no_int8,
+        calibration_method=args.calibration_method, calibration_percentile=args.percentile,
     ))
-    for path in (result.fp32, result.int8):
+    for path in (None if args.fp32 is not None else result.fp32, result.int8):
         if path is not None:
             sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)\n")
     return 0
