@@ -142,6 +142,8 @@ def main() -> int:
     parser.add_argument("--measured-height", action="store_true",
                         help="calibrate with the camera's height above the felt (as measured with a tape)")
     parser.add_argument("--model", type=Path, help="the ONNX detector (default: the shipped INT8)")
+    parser.add_argument("--states", default=STATES, help=f"the stored states' file name in each scenario folder "
+                        f"(default {STATES}; one per detector compared keeps each one's states)")
     parser.add_argument("--events", action="store_true", help="print each scenario's line too")
     args = parser.parse_args()
     names = list(SETS) if args.sets == "all" else [s for s in args.sets.split(",") if s]
@@ -157,7 +159,7 @@ def main() -> int:
         for scenario in video_set.scenarios:
             folder = rendered(scenario, video_set, args.cache)
             calibration = calibrated(folder, measured_height=args.measured_height)
-            states = STATES.replace(".jsonl", "_height.jsonl") if args.measured_height else STATES
+            states = args.states.replace(".jsonl", "_height.jsonl") if args.measured_height else args.states
             score = evaluate_scenario(folder, calibration=calibration, model=args.model, states=states)
             total.add(score)
             if args.events:

@@ -399,6 +399,20 @@ def test_a_tap_is_a_hand_resting_on_its_own_cards_with_nothing_changed(deriver: 
     assert [(e["seat"]) for e in of(events, "tap")] == [2]
 
 
+def test_a_hand_resting_where_no_card_was_dealt_yet_did_not_tap(deriver: EventDeriver) -> None:
+    """Before the deal a player's hand rests where its hole cards will be: no cards, nothing checked (from video such
+    a tap made the flop of burnless_board_02 a rabbit hunt)."""
+    scene = Scene()
+    run(deriver, scene.frames(5))
+    seated(scene, 2, track=52)
+    run(deriver, scene.frames(3))
+    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
+    events = run(deriver, scene.frames(15))
+    del scene.hands[52]
+    events += run(deriver, scene.frames(20))
+    assert of(events, "tap") == []
+
+
 def covered_card_moves(deriver: EventDeriver, scene: Scene) -> list[EventBase]:
     """The covered card of hole_2 (track 2) moves for 12 frames (not at rest, so not in the zone), then rests."""
     events: list[EventBase] = []

@@ -237,7 +237,7 @@ class EventDeriver:
             self.chips.reset_trips()
         self.chips.update(state)
         self.hands.emit_leaves(picked_up=self.chips.picked_up_by)
-        self.hands.emit_taps(landing=self.chips.landing)
+        self.hands.emit_taps(landing=self.chips.landing, has_cards=lambda seat: self.cards.holds_cards(f"hole_{seat}"))
         self._shuffle(state.t)
         return list(self.out.events)
 

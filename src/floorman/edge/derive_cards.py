@@ -221,6 +221,11 @@ class CardDeriver(ZoneDeriver[CardContent]):
         zone: it joined the pile, whose boxes do not count its cards."""
         return track.zone == "muck" and track.first_zone != "muck" and not self._is_stub(track)
 
+    def holds_cards(self, zone: str) -> bool:
+        """Whether the zone's settled content holds a card."""
+        settle = self._settle.get(zone)
+        return settle is not None and _count(settle.committed) > 0
+
     def _content(self, zone: str, tracks: list[Track]) -> CardContent:
         face_up, face_down = _content(tracks, identity=self.identity)
         return (face_up, face_down + self.absorbed) if zone == "muck" else (face_up, face_down)

@@ -195,14 +195,16 @@ class HandDeriver:
             return True
         return False
 
-    def emit_taps(self, *, landing: Callable[[int], bool]) -> None:
+    def emit_taps(self, *, landing: Callable[[int], bool], has_cards: Callable[[int], bool]) -> None:
         """A player's hand that rested on its own hole cards and left with nothing of its seat changed (its zones
         hold what they held when the hand came: a hand resting on its cards hides them for a moment). One tap per
         visit: a hand seen as two tracks at once taps once. Not while chips of the seat's push are `landing` (the
-        push is published once they have all landed: the hand seen as another track pushed them)."""
+        push is published once they have all landed: the hand seen as another track pushed them), and not where the
+        seat `has_cards` none (a hand resting where its cards will be dealt, before the deal, checks nothing: from
+        video such a tap made a rabbit hunt of burnless_board_02's flop)."""
         for _, hand in self.ended:
             seat = hand.seat
-            if seat is None or hand.visits.get(f"hole_{seat}", 0.0) < self.config.tap_min_s:
+            if seat is None or hand.visits.get(f"hole_{seat}", 0.0) < self.config.tap_min_s or not has_cards(seat):
                 continue
             if f"bet_{seat}" in hand.visits or landing(seat):  # the hand went on to push (or pull) chips
                 continue
