@@ -321,6 +321,33 @@ def test_chips_a_hand_lays_in_the_pot_are_the_seat_of_that_hand(deriver: EventDe
     assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 200, "pot", sure)
 
 
+def test_a_splash_is_the_seat_whose_hand_laid_it_not_the_last_to_pick_up(deriver: EventDeriver) -> None:
+    # Seat 1 lifts a 500; then seat 9's stack is read a chip short under its hand (a pick-up too, the later one);
+    # seat 1's own hand lays the 500 in the pot. The splash is seat 1's (from video the latest pick-up alone gave
+    # splash_02's splash, and splash_01's with the re-quantised detector, to another seat).
+    scene = Scene(chips={1: chips("stack_1", [500] * 5, track=1), 8: chips("stack_9", [100] * 5, track=8)})
+    run(deriver, scene.frames(5))
+    seated(scene, 1, track=51)
+    run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
+    scene.chips[1] = chips("stack_1", [500] * 4, track=1)
+    events = run(deriver, scene.frames(8))
+    seated(scene, 9, track=59)
+    events += run(deriver, scene.frames(3))
+    scene.hands[59] = hand(centre("stack_9"), "stack_9", track=59)
+    scene.chips[8] = chips("stack_9", [100] * 4, track=8)
+    events += run(deriver, scene.frames(8))
+    del scene.hands[59]
+    scene.hands[51] = hand(centre("pot"), "pot", track=51)
+    events += run(deriver, scene.frames(4))
+    seated(scene, 1, track=51)
+    scene.chips[9] = chips("pot", [500], track=9)
+    events += run(deriver, scene.frames(8))
+    scene.hands.clear()
+    events += run(deriver, scene.frames(20))
+    assert [(p["seat"], p["value"], p["landed_zone"]) for p in of(events, "chips_pushed")] == [(1, 500, "pot")]
+
+
 @pytest.mark.parametrize(("aside", "sure"), [(42.0, 1.0), (100.0, 0.45)])
 def test_a_pot_stack_pushed_aside_by_a_splash_changes_nothing(deriver: EventDeriver, aside: float,
                                                                sure: float) -> None:

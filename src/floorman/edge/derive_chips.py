@@ -387,8 +387,11 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         _take(self._returns, delta - left)  # gathered chips went to the pot: they can no longer go back to a stack
         picked = [p for p in self._pickups.values() if p.value > 0]
         if left > 0 and picked:
-            seat = max(picked, key=lambda p: p.t).seat
-            self._land(seat, chips, landed="pot", sure=sure, laid=self._laid_by(seat, "pot", since=since))
+            # The seat whose own hand laid the chips there, else the one that picked chips up last (from video a
+            # stack read again unsure is a pick-up too: the latest alone gave a splash to the wrong seat).
+            laying = [p for p in picked if self._laid_by(p.seat, "pot", since=since)]
+            seat = max(laying or picked, key=lambda p: p.t).seat
+            self._land(seat, chips, landed="pot", sure=sure, laid=bool(laying))
 
     def _laid_by(self, seat: int, zone: str, *, since: float) -> bool:
         """Whether the seat's own hand was within reach of the zone while its new chips came to rest (from `lost_s`
