@@ -321,17 +321,22 @@ def test_chips_a_hand_lays_in_the_pot_are_the_seat_of_that_hand(deriver: EventDe
     assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 200, "pot", sure)
 
 
-def test_a_splash_is_the_seat_whose_hand_laid_it_not_the_last_to_pick_up(deriver: EventDeriver) -> None:
-    # Seat 1 lifts a 500; then seat 9's stack is read a chip short under its hand (a pick-up too, the later one);
-    # seat 1's own hand lays the 500 in the pot. The splash is seat 1's (from video the latest pick-up alone gave
-    # splash_02's splash, and splash_01's with the re-quantised detector, to another seat).
-    scene = Scene(chips={1: chips("stack_1", [500] * 5, track=1), 8: chips("stack_9", [100] * 5, track=8)})
+def seat_1_lifts_a_500(deriver: EventDeriver, scene: Scene) -> list[EventBase]:
+    """Seat 1 (hand track 51) comes over its rail and lifts one of the five 500s of stack_1 (track 1)."""
     run(deriver, scene.frames(5))
     seated(scene, 1, track=51)
     run(deriver, scene.frames(3))
     scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
     scene.chips[1] = chips("stack_1", [500] * 4, track=1)
-    events = run(deriver, scene.frames(8))
+    return run(deriver, scene.frames(8))
+
+
+def test_a_splash_is_the_seat_whose_hand_laid_it_not_the_last_to_pick_up(deriver: EventDeriver) -> None:
+    # Seat 1 lifts a 500; then seat 9's stack is read a chip short under its hand (a pick-up too, the later one);
+    # seat 1's own hand lays the 500 in the pot. The splash is seat 1's (from video the latest pick-up alone gave
+    # splash_02's splash, and splash_01's with the re-quantised detector, to another seat).
+    scene = Scene(chips={1: chips("stack_1", [500] * 5, track=1), 8: chips("stack_9", [100] * 5, track=8)})
+    events = seat_1_lifts_a_500(deriver, scene)
     seated(scene, 9, track=59)
     events += run(deriver, scene.frames(3))
     scene.hands[59] = hand(centre("stack_9"), "stack_9", track=59)
@@ -356,12 +361,7 @@ def test_a_pot_stack_pushed_aside_by_a_splash_changes_nothing(deriver: EventDeri
     # of the same chips appearing farther off may be other chips: the change is as unsure as their readings.
     scene = Scene(chips={1: chips("stack_1", [500] * 5, track=1), 9: chips("pot", [100] * 6, track=9,
                                                                              count_confidence=0.45)})
-    run(deriver, scene.frames(5))
-    seated(scene, 1, track=51)
-    run(deriver, scene.frames(3))
-    scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
-    scene.chips[1] = chips("stack_1", [500] * 4, track=1)
-    events = run(deriver, scene.frames(8))
+    events = seat_1_lifts_a_500(deriver, scene)
     scene.hands[51] = hand(centre("pot"), "pot", track=51)
     events += run(deriver, scene.frames(4))
     seated(scene, 1, track=51)
