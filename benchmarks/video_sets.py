@@ -85,11 +85,7 @@ class SetScore:
         self.met += sum(1 for o in score.alerts.outcomes if o.met_by is not None)
         self.false += len(score.alerts.unexpected)
         for kind in EVENT_TYPES:
-            value = score.events.get(kind, TypeScore())
-            total = self.events.setdefault(kind, TypeScore())
-            total.truth += value.truth
-            total.derived += value.derived
-            total.matched += value.matched
+            self.events.setdefault(kind, TypeScore()).add(score.events.get(kind, TypeScore()))
 
 
 def rendered(name: str, video_set: VideoSet, cache: Path) -> Path:

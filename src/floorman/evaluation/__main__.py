@@ -54,11 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     totals: dict[str, TypeScore] = {}
     for score in scores:
         for kind, value in score.events.items():
-            total = totals.setdefault(kind, TypeScore())
-            total.truth += value.truth
-            total.derived += value.derived
-            total.matched += value.matched
-            total.delays += value.delays
+            totals.setdefault(kind, TypeScore()).add(value)
     sys.stdout.write("\n".join(summary_lines(scores, totals)) + "\n")
     return 0
 

@@ -135,6 +135,13 @@ class TypeScore:
     def recall(self) -> float:
         return 1.0 if self.truth == 0 else self.matched / self.truth
 
+    def add(self, other: TypeScore) -> None:
+        """Count `other`'s events in too (totals over scenarios)."""
+        self.truth += other.truth
+        self.derived += other.derived
+        self.matched += other.matched
+        self.delays += other.delays
+
     @property
     def median_delay(self) -> float:
         if not self.delays:

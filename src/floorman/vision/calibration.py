@@ -25,6 +25,9 @@ from floorman.core.layout import TableLayout
 logger = logging.getLogger(__name__)
 
 
+MAX_CAMERA_HEIGHT_MM = 10000.0  # a calibration file's measured camera height is in (0, this]
+
+
 class CalibrationError(FloormanError):
     """A calibration cannot be fitted from what was given."""
 
@@ -59,7 +62,7 @@ class Calibration(BaseModel):
     points: tuple[PointPair, ...] = Field(min_length=4, description="The point pairs it was fitted on.")
     reprojection_error: ReprojectionError = Field(description="Fit quality in table mm.")
     camera_height_mm: float | None = Field(
-        default=None, gt=0, le=10000,
+        default=None, gt=0, le=MAX_CAMERA_HEIGHT_MM,
         description="The camera lens's height above the felt in mm, measured (optional). A straight-down view's "
         "homography cannot tell it, and stack counts need it: `benchmarks/chips.py`, detector boxes at 3840x2160, "
         "count exact 68.4 % with the height told by the frame's stacks, 74.4 % with it measured.",

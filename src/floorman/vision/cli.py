@@ -14,6 +14,7 @@ import numpy as np
 from floorman.core.errors import CameraError, ConfigError
 from floorman.core.layout import TableLayout, bundled_layout_names
 from floorman.vision.calibration import (
+    MAX_CAMERA_HEIGHT_MM,
     Calibration,
     calibrate_from_markers,
     calibrate_from_points,
@@ -66,9 +67,9 @@ def _read_image(path: str) -> np.ndarray[Any, Any]:
 
 def run_calibrate(args: argparse.Namespace) -> int:
     lens = args.camera_height
-    if lens is not None and not (math.isfinite(lens) and 0.0 < lens <= 10000.0):
-        raise ConfigError(f"expected the camera's height above the felt in mm, in (0, 10000], got {lens}",
-                          field="--camera-height")
+    if lens is not None and not (math.isfinite(lens) and 0.0 < lens <= MAX_CAMERA_HEIGHT_MM):
+        raise ConfigError(f"expected the camera's height above the felt in mm, in (0, {MAX_CAMERA_HEIGHT_MM:.0f}], "
+                          f"got {lens}", field="--camera-height")
     layout = load_layout(args.layout)
     image = _read_image(args.image)
     height, width = image.shape[:2]
