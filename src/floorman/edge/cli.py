@@ -154,7 +154,8 @@ def register_edge(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     edge.add_argument("--model", type=Path, metavar="M", help="ONNX detector (default: the shipped INT8 model)")
     edge.add_argument("--chipset", type=Path, help="the club's chip set YAML (default: the bundled one)")
     edge.add_argument("--camera-height", type=float, metavar="MM",
-                      help="camera height above the felt in mm (stack counts under a straight-down camera)")
+                      help="camera height above the felt in mm (stack counts under a straight-down camera; "
+                      "default: the calibration file's, if measured)")
     edge.add_argument("--connect", required=True, type=_endpoint_type(bind=False), metavar="tcp://HOST:PORT",
                       help="the broker's frontend")
     edge.add_argument("--truth", type=Path, metavar="FRAMES", help="derive from a simulator frames.jsonl instead "

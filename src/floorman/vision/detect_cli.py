@@ -134,8 +134,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--chipset", type=Path, help="chip set YAML (default: the shipped set; see "
                         "`floorman chips calibrate`)")
     parser.add_argument("--camera-height", type=float, metavar="MM", help="camera height above the felt in mm, "
-                        "for stack counts from a camera looking straight down (default: from the calibration, "
-                        "or 1400)")
+                        "for stack counts from a camera looking straight down (default: the calibration file's if "
+                        "measured, else from the calibration or the stacks in view)")
     parser.set_defaults(handler=run_detect)
 
 
