@@ -94,6 +94,15 @@ def test_vision_without_a_calibration_says_which_flag_is_missing(tmp_path: Path,
     assert "field '--calib'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("height", ["-5", "0", "20000"])
+def test_a_camera_height_out_of_range_is_named_by_its_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           height: str) -> None:
+    folder, _ = folder_and_truth(tmp_path, frames=1)
+    calib = write_calibration(tmp_path / "cam.yaml", layout=TableLayout.default())
+    assert main(edge_args("--calib", str(calib), "--camera-height", height, source=str(folder))) == 2
+    assert "field '--camera-height'" in capsys.readouterr().err
+
+
 def test_an_edge_run_from_truth_publishes_its_events_and_announces_its_replay_endpoint(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder, truth = folder_and_truth(tmp_path)

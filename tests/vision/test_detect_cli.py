@@ -113,6 +113,11 @@ def test_bad_inputs_are_named(tmp_path: Path, model: Path) -> None:
         args.handler(args)
     with pytest.raises(SystemExit):
         parse(["detect", "x.png", "--levels", "320,abc"])
+    for bad in ("-5", "0", "20000", "nan"):  # checked before any image is read or model loaded
+        args = parse(["detect", str(tmp_path / "missing.png"), "--camera-height", bad])
+        with pytest.raises(ConfigError, match=r"camera's height above the felt in mm, in \(0, 10000\]") as caught:
+            args.handler(args)
+        assert caught.value.field == "--camera-height"
 
 
 def test_face_up_cards_get_their_identity() -> None:

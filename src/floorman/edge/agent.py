@@ -28,7 +28,7 @@ from floorman.edge.pipeline import EdgePipeline, PipelineSettings
 from floorman.edge.publisher import EventPublisher, Health, PublisherSecurity
 from floorman.edge.sources import open_source
 from floorman.edge.spool import Spool
-from floorman.vision.calibration import Calibration
+from floorman.vision.calibration import MAX_CAMERA_HEIGHT_MM, Calibration
 from floorman.vision.detector import OnnxDetector, OnnxDetectorConfig
 
 logger = logging.getLogger(__name__)
@@ -45,7 +45,8 @@ class PerceptionConfig(BaseModel):
     calibration: Path | None = Field(default=None, description="Camera calibration YAML (needed for vision).")
     model: Path | None = Field(default=None, description="ONNX detector; default: the shipped INT8 model.")
     chipset: Path | None = Field(default=None, description="The club's chip set YAML; default: the bundled one.")
-    camera_height_mm: float | None = Field(default=None, gt=0, description="Camera height above the felt.")
+    camera_height_mm: float | None = Field(default=None, gt=0, le=MAX_CAMERA_HEIGHT_MM,
+                                           description="Camera height above the felt.")
     truth: Path | None = Field(default=None, description="Simulator frames.jsonl: truth, not vision.")
     change_threshold: int = Field(default=12, ge=0, lt=256, description="Grey-level change that wakes the "
                                   "detector; 0 runs it on every whole frame.")
@@ -65,8 +66,9 @@ class EdgeConfig(BaseModel):
     model: Path | None = Field(default=None, description="ONNX detector; default: the shipped INT8 model.")
     chipset: Path | None = Field(default=None, description="The club's chip set YAML (`floorman chips calibrate`); "
                                  "default: the bundled one.")
-    camera_height_mm: float | None = Field(default=None, gt=0, description="Camera height above the felt, for "
-                                           "stack counts under a camera looking straight down.")
+    camera_height_mm: float | None = Field(default=None, gt=0, le=MAX_CAMERA_HEIGHT_MM,
+                                           description="Camera height above the felt, for stack counts under a "
+                                           "camera looking straight down.")
     truth: Path | None = Field(default=None, description="Simulator frames.jsonl: derive from truth, not vision.")
     connect: str = Field(description="Broker frontend to connect to.")
     replay_bind: str = Field(default="tcp://*:*", description="Where to answer replay and evidence requests.")

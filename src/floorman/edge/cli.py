@@ -199,7 +199,8 @@ def edge_config(args: argparse.Namespace) -> EdgeConfig:
     except ValidationError as exc:
         first = exc.errors()[0]
         flag = {"table_id": "--table", "camera_id": "--camera", "change_threshold": "--change",
-                "evidence_mb": "--evidence-mb"}.get(str(first["loc"][0]), f"--{first['loc'][0]}")
+                "evidence_mb": "--evidence-mb", "camera_height_mm": "--camera-height"}.get(
+            str(first["loc"][0]), f"--{first['loc'][0]}")
         raise ConfigError(str(first["msg"]), field=flag) from None
 
 

@@ -8,6 +8,7 @@ camera and the felt plane (z = 0); the reprojection error in mm says how well it
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -26,6 +27,14 @@ logger = logging.getLogger(__name__)
 
 
 MAX_CAMERA_HEIGHT_MM = 10000.0  # a calibration file's measured camera height is in (0, this]
+
+
+def check_camera_height(height_mm: float | None, *, field: str) -> float | None:
+    """A camera height given on a command line, checked: None, or a finite height in (0, MAX_CAMERA_HEIGHT_MM]."""
+    if height_mm is not None and not (math.isfinite(height_mm) and 0.0 < height_mm <= MAX_CAMERA_HEIGHT_MM):
+        raise ConfigError(f"expected the camera's height above the felt in mm, in (0, {MAX_CAMERA_HEIGHT_MM:.0f}], "
+                          f"got {height_mm}", field=field)
+    return height_mm
 
 
 class CalibrationError(FloormanError):

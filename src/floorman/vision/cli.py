@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,10 +13,10 @@ import numpy as np
 from floorman.core.errors import CameraError, ConfigError
 from floorman.core.layout import TableLayout, bundled_layout_names
 from floorman.vision.calibration import (
-    MAX_CAMERA_HEIGHT_MM,
     Calibration,
     calibrate_from_markers,
     calibrate_from_points,
+    check_camera_height,
     parse_point_pair,
 )
 from floorman.vision.chips_cli import register as register_chips
@@ -66,10 +65,7 @@ def _read_image(path: str) -> np.ndarray[Any, Any]:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    lens = args.camera_height
-    if lens is not None and not (math.isfinite(lens) and 0.0 < lens <= MAX_CAMERA_HEIGHT_MM):
-        raise ConfigError(f"expected the camera's height above the felt in mm, in (0, {MAX_CAMERA_HEIGHT_MM:.0f}], "
-                          f"got {lens}", field="--camera-height")
+    lens = check_camera_height(args.camera_height, field="--camera-height")
     layout = load_layout(args.layout)
     image = _read_image(args.image)
     height, width = image.shape[:2]

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from floorman.core.chips import ChipSet
 from floorman.core.errors import CameraError, ConfigError
 from floorman.core.layout import TableLayout
-from floorman.vision.calibration import Calibration
+from floorman.vision.calibration import Calibration, check_camera_height
 from floorman.vision.cards import recognise_card
 from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.chips_geometry import Box
@@ -303,6 +303,7 @@ def _placement(args: argparse.Namespace) -> tuple[TableLayout, Calibration] | No
 
 
 def run_detect(args: argparse.Namespace) -> int:
+    check_camera_height(args.camera_height, field="--camera-height")
     model = args.model if args.model is not None else default_model()
     detector: Detector = create_detector(OnnxDetectorConfig(
         model=model, conf=args.conf, iou=args.iou, threads=args.threads, levels=args.levels))
