@@ -178,7 +178,7 @@ def _disc_centre_and_size(disc: np.ndarray, radius_mm: float) -> tuple[float, fl
 def test_box_discs_place_a_stack_top_away_from_the_image_centre() -> None:
     """A 40 px disc swept 30 px right and 10 px down (a stack right of and below the centre, seen from over it):
     with the image's size one candidate is that disc, at the box's far end; corners hold circles at most as wide
-    as the box is narrow."""
+    as the box is narrow; last come the circles of a chip partly covered, as wide as the box is long."""
     radius = CHIPSET.diameter_mm / 2.0
     size = (1280, 720)
     centre = (640.0 + 300.0, 360.0 + 100.0)  # top disc centre = base centre + (30, 10)
@@ -190,7 +190,10 @@ def test_box_discs_place_a_stack_top_away_from_the_image_centre() -> None:
     found = [p for p in placed if p not in plain]
     assert np.allclose(found[0], (centre[0], centre[1], 40.0, 40.0), atol=1e-6)
     narrow = min(box[2] - box[0], box[3] - box[1]) - 1.0
-    assert all(max(w, h) <= narrow + 1e-9 for _, _, w, h in plain[1:])
+    assert all(max(w, h) <= narrow + 1e-9 for _, _, w, h in plain[1:-2])
+    long = max(box[2] - box[0], box[3] - box[1]) - 1.0  # last, a chip covered on its left or right
+    assert [(w, h) for _, _, w, h in plain[-2:]] == [(long, long)] * 2
+    assert {round(x - w / 2.0) for x, _, w, _ in plain[-2:]} == {round(box[0]), round(box[2] - 1.0 - long)}
 
 
 def test_box_discs_of_a_chip_cut_by_the_border_reach_out_of_the_image() -> None:
@@ -210,6 +213,28 @@ def test_a_chip_cut_by_the_border_is_read_without_a_camera() -> None:
         cut = round(x1 + (x2 - x1) / 3.0)
         image = np.ascontiguousarray(rendered.image[:, cut:])
         reading = recogniser.read(image, (0.0, y1, x2 - cut, y2))
+        assert truth.chips is not None
+        right += reading.top == truth.chips[-1]
+    assert len(rendered.chips) == len(VALUES) and right == len(VALUES)
+
+
+@pytest.mark.parametrize("side", ["left", "right", "top", "bottom"])
+def test_a_chip_partly_covered_is_read_without_a_camera(side: str) -> None:
+    """Single chips rendered, then a third of each covered by a skin-coloured hand: the box holds the rest."""
+    rendered = render_chips([(v,) for v in VALUES], camera=tilted_camera(tilt_deg=0.0, hfov=25.0), seed=93104)
+    recogniser = ChipRecogniser(CHIPSET)
+    right = 0
+    for truth in rendered.chips:
+        image = rendered.image.copy()
+        x1, y1, x2, y2 = (round(v) for v in truth.box)
+        third_x, third_y = (x2 - x1) // 3, (y2 - y1) // 3
+        cover = {"left": (x1 - 5, y1 - 5, x1 + third_x, y2 + 5), "right": (x2 - third_x, y1 - 5, x2 + 5, y2 + 5),
+                 "top": (x1 - 5, y1 - 5, x2 + 5, y1 + third_y), "bottom": (x1 - 5, y2 - third_y, x2 + 5, y2 + 5)}
+        cx1, cy1, cx2, cy2 = cover[side]
+        image[cy1:cy2, cx1:cx2] = (150, 170, 215)  # BGR skin
+        box = {"left": (cx2, y1, x2, y2), "right": (x1, y1, cx1, y2), "top": (x1, cy2, x2, y2),
+               "bottom": (x1, y1, x2, cy1)}[side]
+        reading = recogniser.read(image, tuple(float(v) for v in box))
         assert truth.chips is not None
         right += reading.top == truth.chips[-1]
     assert len(rendered.chips) == len(VALUES) and right == len(VALUES)

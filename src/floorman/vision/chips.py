@@ -110,6 +110,7 @@ _CIRCLE_POINTS = 32
 _MIN_AXIS = 0.05  # an axis component under this does not reach the box's side that way
 _END_SLACK_PX = 1.5  # a top disc this close to the box's end is at it
 _MIN_INSIDE = 0.3  # a top disc with less of its samples in the image is not read (a chip cut by the border)
+_WITHIN_MARGIN_PX = 1.0  # without a camera, a top disc's samples this far outside its box still count
 # The counts' prior (`chips_geometry.count_prior`): a chip object on a table is a single chip more often than a
 # stack of any one height (loose chips, change, one-chip bets), stacks rarely pass a standard stack of 20. Measured
 # on detector boxes (`benchmarks/chips.py --size mixed`, seeds 96001/96002, 30 frames each): count exact +1 / +8
@@ -246,7 +247,7 @@ class ChipRecogniser:
             match = self._match(image, self._top_discs(fit, box), sure=_SURE_MATCH, light=light)
         else:
             discs = box_discs(box, self.chipset.diameter_mm / 2.0, image_size=(image.shape[1], image.shape[0]))
-            match = self._match(image, discs, sure=math.inf, light=light)
+            match = self._match(image, discs, sure=math.inf, light=light, within=box)
         if match is None:
             logger.debug("chip box %s: too little of its top disc lies in the image", box)
             return ChipReading(denominations=(self.chipset.denominations[0].value,), confidence=0.0,
@@ -362,18 +363,19 @@ class ChipRecogniser:
                          thickness_mm=self.chipset.thickness_mm, max_count=self.max_count,
                          alternatives=self.alternatives)
 
-    def _match(self, image: Image, discs: list[FloatArray], *, sure: float, light: Bgr | None) -> ColourMatch | None:
+    def _match(self, image: Image, discs: list[FloatArray], *, sure: float, light: Bgr | None,
+               within: Box | None = None) -> ColourMatch | None:
         """The best colour match over the candidate top discs (the first one alone when its match is `sure`), under
-        the frame's `light` (`chips_colour.scene_light`)."""
+        the frame's `light` (`chips_colour.scene_light`), sampled `within` the box when given."""
         best: ColourMatch | None = None
         for disc in discs:
-            top = top_colours(image, disc, radius_mm=self.chipset.diameter_mm / 2.0)
+            top = top_colours(image, disc, radius_mm=self.chipset.diameter_mm / 2.0, within=within)
             if top is None:
                 continue
             match = match_top(top, self.chipset, light=light)
             if best is None or match.error < best.error:
                 best = match
-            if best.confidence >= sure:
+            if best.on_chip >= sure:
                 break
         return best
 
@@ -549,12 +551,20 @@ def _map(h: FloatArray, points: FloatArray) -> FloatArray:
     return result
 
 
-def top_colours(image: Image, disc_to_image: FloatArray, *, radius_mm: float) -> TopColours | None:
-    """Body and spot colours of a chip's top disc (None when too little of it is in the image)."""
+def top_colours(image: Image, disc_to_image: FloatArray, *, radius_mm: float,
+                within: Box | None = None) -> TopColours | None:
+    """Body and spot colours of a chip's top disc (None when too little of it is in the image, or `within` the
+    chip's box: what lies outside the box is not the chip)."""
     angles = np.arange(_ANGLES) * 2.0 * math.pi / _ANGLES
     radii = np.array(_INNER + _OUTER) * radius_mm
     ring = np.stack([np.cos(angles)[None, :] * radii[:, None], np.sin(angles)[None, :] * radii[:, None]], axis=-1)
-    colours, inside = _sample(image, _map(disc_to_image, ring.reshape(-1, 2)))
+    pixels = _map(disc_to_image, ring.reshape(-1, 2))
+    colours, inside = _sample(image, pixels)
+    if within is not None:
+        x1, y1, x2, y2 = within
+        m = _WITHIN_MARGIN_PX
+        inside &= ((pixels[:, 0] >= x1 - m) & (pixels[:, 0] <= x2 - 1.0 + m) & (pixels[:, 1] >= y1 - m)
+                   & (pixels[:, 1] <= y2 - 1.0 + m))
     if inside.sum() < _MIN_INSIDE * inside.size:
         return None
     data = colours[inside].astype(np.float32)

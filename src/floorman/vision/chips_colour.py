@@ -50,6 +50,12 @@ _LIGHT_SAMPLES = 100_000  # the frame is looked at on a grid of about this many 
 _MIN_WHITE = 20  # fewer bright pixels than this tell no light
 _SPLIT_ITERATIONS = 20  # `two_means` stops after this many steps ...
 _SPLIT_TOLERANCE = 0.5  # ... or when no centre moves more than this (8-bit levels)
+# A match's confidence is the winner's separation from the runner-up times exp(-error / FIT_SCALE): how well it fits
+# at all. `ColourMatch.on_chip` uses ON_CHIP_FIT: whether the sampled disc lies on the chip (`ChipRecogniser` stops
+# looking for the top disc off the fit at a match that sure), kept apart so the reported confidence can be tuned
+# without moving the search.
+FIT_SCALE = 0.15
+ON_CHIP_FIT = 0.15
 
 
 def _illuminants() -> Bgr:
@@ -100,6 +106,7 @@ class ColourMatch:
     error: float  # relative squared error of the best fit, 0 = exact
     illuminant: Bgr  # (3,) channel gains x brightness that map nominal colours to observed ones
     errors: dict[int, float]
+    on_chip: float = 0.0  # how surely the sampled disc lies on a chip's top: the stricter fit (`ON_CHIP_FIT`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,9 +213,9 @@ def _decide(errors: dict[int, float], gains: dict[int, Bgr]) -> ColourMatch:
     second = errors[ranked[1]] if len(ranked) > 1 else 1.0
     # Confidence: how much worse the runner-up fits, and how well the winner fits at all.
     separation = 1.0 - math.exp(-max(second - errors[best], 0.0) / 0.02)
-    fit = math.exp(-errors[best] / 0.15)
-    return ColourMatch(value=best, confidence=float(separation * fit), error=errors[best], illuminant=gains[best],
-                       errors=errors)
+    return ColourMatch(value=best, confidence=float(separation * math.exp(-errors[best] / FIT_SCALE)),
+                       error=errors[best], illuminant=gains[best], errors=errors,
+                       on_chip=float(separation * math.exp(-errors[best] / ON_CHIP_FIT)))
 
 
 def classify_side(colours: Bgr, chipset: ChipSet, *, illuminant: Bgr) -> tuple[npt.NDArray[np.int64], Bgr]:

@@ -13,6 +13,8 @@ _CORNER_SHRINK = (1.0, 0.85, 0.7)  # without a camera: a stack's top disc, as wi
 _DIAGONAL = 0.2  # |ux| - |uy| below this: the box's sides do not tell the disc from the side
 _MIN_DISC = 0.3  # a disc narrower than this share of the box is no solution
 _BORDER_PX = 0.5  # a box side this close to the image's border is cut by it
+_COVERED_ASPECT = 1.1  # a box this much longer than wide may hold a chip partly covered (a hand, a card) ...
+_COVERED_MAX_ASPECT = 2.5  # ... up to this: a longer box is a stack's side, not a covered chip
 
 
 def box_discs(box: Box, radius_mm: float, *, image_size: tuple[int, int] | None = None) -> list[FloatArray]:
@@ -21,7 +23,9 @@ def box_discs(box: Box, radius_mm: float, *, image_size: tuple[int, int] | None 
     a camera over the image's centre (its top lies away from the centre, the box as long as the side shows); and
     circles _CORNER_SHRINK times as wide as the box is narrow in each of its corners (a stack leaning any way:
     measured on 120 frames of seeds 94001/94002, top value of stacks of 5+ chips 61 -> 83 %). A box cut by the
-    image's border holds a circle as wide as the box is long, reaching out of the image."""
+    image's border holds a circle as wide as the box is long, reaching out of the image; a box inside the image
+    but longer than wide may be a chip partly covered: a circle as wide as the box is long, flush with either
+    end of its short side, comes last (its samples are read within the box only: `top_colours(within=...)`)."""
     cx, cy, width, height = _box_shape(box)
     cut = _cut_discs(box, image_size, radius_mm) if image_size is not None else []
     discs = cut or [_circle(cx, cy, width, height, radius_mm)]  # a cut box's inscribed ellipse is not the chip's
@@ -35,7 +39,21 @@ def box_discs(box: Box, radius_mm: float, *, image_size: tuple[int, int] | None 
         for sx, sy in ((-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)):
             discs.append(_circle(cx + sx * (width - diameter) / 2.0, cy + sy * (height - diameter) / 2.0,
                                  diameter, diameter, radius_mm))
+    if not cut:
+        discs.extend(_covered_discs(cx, cy, width, height, radius_mm))
     return discs
+
+
+def _covered_discs(cx: float, cy: float, width: float, height: float, radius_mm: float) -> list[FloatArray]:
+    """A chip partly covered along the box's short side: circles as wide as the box is long, flush with either end
+    of the short side (the covered part lies out past the other end)."""
+    long, short = max(width, height), min(width, height)
+    if short <= 0.0 or not _COVERED_ASPECT * short <= long <= _COVERED_MAX_ASPECT * short:
+        return []
+    slide = (long - short) / 2.0
+    if width < height:
+        return [_circle(cx + sign * slide, cy, long, long, radius_mm) for sign in (-1.0, 1.0)]
+    return [_circle(cx, cy + sign * slide, long, long, radius_mm) for sign in (-1.0, 1.0)]
 
 
 def _box_shape(box: Box) -> tuple[float, float, float, float]:
