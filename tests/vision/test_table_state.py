@@ -91,6 +91,28 @@ def test_state_has_chips_by_zone_button_seat_and_tracks(rendered: tuple[np.ndarr
     assert second.extra["objects"] == 4.0 and second.extra["detect_ms"] >= 0.0
 
 
+class TwiceBoxingDetector(TruthDetector):
+    """The truth boxes (confidence 0.9), and each chip's box again 2 px off at 0.6: a stack boxed twice."""
+
+    def detect(self, frame: Image) -> Detections:
+        truth = super().detect(frame)
+        chips = np.flatnonzero(truth.class_id == DetectorClass.CHIP.value)
+        again = Detections(xyxy=truth.xyxy[chips] + np.array([2.0, -2.0, 2.0, -2.0], dtype=np.float32),
+                           confidence=np.full(len(chips), 0.6, np.float32), class_id=truth.class_id[chips])
+        return Detections.merge([again, truth])
+
+
+def test_a_stack_boxed_twice_is_one_stack(rendered: tuple[np.ndarray, list[ObjectTruth], Camera]) -> None:
+    image, objects, camera = rendered
+    builder = TableStateBuilder(TwiceBoxingDetector(objects), LAYOUT, calibration_of(camera), CHIPSET, None,
+                                TableTracker(NAMES))
+    builder.chips = ChipRecogniser(CHIPSET, camera=builder.chips.camera, box_sigma_px=BOX_SIGMA_PX)  # mask boxes
+    state = builder.build(image, 0, 0.0)
+    assert len(state.chips) == 3 and {c.box for c in state.chips} == {
+        tuple(float(v) for v in o.box) for o in objects if o.cls == DetectorClass.CHIP}
+    assert state.zone_values() == {"stack_1": 2100, "bet_1": 2000}
+
+
 def test_without_calibration_chips_have_no_zone_or_count(rendered: tuple[np.ndarray, list[ObjectTruth],
                                                                          Camera]) -> None:
     image, objects, _ = rendered
