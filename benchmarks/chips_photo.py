@@ -36,7 +36,7 @@ from floorman.datasets.render_cli import parse_size
 from floorman.datasets.render_dataset import TRAINING_OPTIONS
 from floorman.datasets.scene import DetectorClass
 from floorman.vision.chips import ChipReading, ChipRecogniser
-from floorman.vision.detect_cli import chip_totals, default_model, read_chips
+from floorman.vision.detect_cli import chip_totals, counted_chips, default_model, read_chips
 from floorman.vision.detector import Detector, OnnxDetectorConfig, box_iou, create_detector
 
 MATCH_IOU = 0.5
@@ -94,7 +94,8 @@ def run_frame(index: int, args: argparse.Namespace, detector: Detector, totals: 
     chips = [o for o in result.objects if o.cls == DetectorClass.CHIP and o.box[2] > o.box[0] and o.box[3] > o.box[1]]
     detections = detector.detect(result.image)
     readings = read_chips(result.image, detections, names=detector.names, recogniser=ChipRecogniser(chipset))
-    predicted = {t.value: t.chips for t in chip_totals(readings, chipset)}
+    counted = counted_chips(readings, detections, image_size=(result.image.shape[1], result.image.shape[0]))
+    predicted = {t.value: t.chips for t in chip_totals(counted, chipset)}
     truth = Counter(v for o in chips for v in (o.chips or ()))
     errors = {v: abs(predicted.get(v, 0) - truth.get(v, 0)) for v in chipset.values}
     totals.frames += 1

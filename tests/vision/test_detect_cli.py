@@ -17,6 +17,7 @@ from floorman.vision.detect_cli import (
     FrameReport,
     chip_totals,
     colour_name,
+    counted_chips,
     format_text,
     frames,
     read_cards,
@@ -146,3 +147,19 @@ def test_chips_are_totalled_per_denomination_with_a_colour_word() -> None:
     assert [colour_name(d.rgb) for d in chipset.denominations] == ["white", "red", "green", "black", "blue"]
     frame = FrameReport(source="x.jpg", frame=None, width=10, height=10, objects=[], chip_totals=totals)
     assert "chips by denomination: 5K (blue) x 1, 100 (red) x 3, 25 (white) x 1" in format_text(frame)
+
+
+def test_without_a_calibration_a_box_too_long_for_a_chip_is_not_counted() -> None:
+    """Four chips ~100 px wide and a 100 x 260 px box (a rack's row of chips on edge): the row is left out of the
+    totals; a box cut by the image's border does not set the typical size; with counts (a calibration) all count."""
+    boxes = [[100, 100, 200, 198], [300, 100, 398, 200], [500, 100, 601, 201], [700, 100, 799, 199],
+             [900, 100, 1000, 360], [0, 500, 40, 600]]
+    detections = Detections(xyxy=np.array(boxes, dtype=np.float32), confidence=np.full(6, 0.9, np.float32),
+                            class_id=np.full(6, 2))
+    flat = {i: ChipReading(denominations=(100,), confidence=0.9, count_confidence=0.0) for i in range(6)}
+    assert sorted(counted_chips(flat, detections, image_size=(1200, 800))) == [0, 1, 2, 3, 5]
+    assert sorted(counted_chips({i: flat[i] for i in (0, 4, 5)}, detections, image_size=(1200, 800))) == [
+        0, 4, 5]  # two boxes clear of the border tell no typical size
+    counted = {i: ChipReading(denominations=(100, 100), confidence=0.9, count_confidence=0.7, base_mm=(0.0, 0.0))
+               for i in range(6)}
+    assert sorted(counted_chips(counted, detections, image_size=(1200, 800))) == list(range(6))
