@@ -1,12 +1,14 @@
 """Training patches for the chip offset net (`floorman.vision.chips_cnn`), cut from simulator renders.
 
 Each frame is drawn as `benchmarks/chips.py` draws its own (`random_sample` on `image_rng(seed, index)`, mixed
-frame sizes, camera effects on) and calibrated exactly with the camera's height given. Every chip object at least
-MIN_VISIBLE in sight gives patches cut as the recogniser cuts them (`chips_cnn.patch_geometry`): on its mask's
-box, on that box with its sides moved as a detector's are (JITTERS of them, each side off by a normal spread of
-JITTER_SHARE of the box's width, at least 1 px, times 0.5-1.5), and on the shipped detector's box matched to it at
-IoU >= 0.5 (when a detector is given). The targets: the top disc's offset over the base along the patch's up
-direction (patch px) for the object's true chip count and base, and the base's position in the patch.
+frame sizes, camera effects on). Every chip object at least MIN_VISIBLE in sight gives patches cut as the
+recogniser cuts them (`patch_matrix`, the same geometry as `chips_cnn.patch_geometry` on an exact calibration with
+the camera's height: the models layer does not import vision, so it is computed here on the simulator's camera, and
+the spec travels in the model's metadata): on its mask's box, and on that box with its sides moved as a detector's
+are (JITTERS of them, each side off by a normal spread of JITTER_SHARE of the box's width, at least 1 px, times
+0.5-1.5), and, given `chip_boxes` (a detector's chip boxes of a frame), on the box matched to it at IoU >= 0.5. The
+targets: the top disc's offset over the base along the patch's up direction (patch px) for the object's true chip
+count and base, and the base's position in the patch.
 
 Patches are cached on disk in chunks of CHUNK frames (`chunk_SEED_START.npz`), so a build resumes and training
 reads them back without rendering again.
@@ -15,41 +17,48 @@ reads them back without rendering again.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
-from floorman.core.layout import TableLayout
 from floorman.datasets.camera import Camera
 from floorman.datasets.effects import Effects
 from floorman.datasets.random_scene import random_sample
 from floorman.datasets.render import ObjectTruth, Renderer
 from floorman.datasets.render_dataset import TRAINING_OPTIONS, image_rng
 from floorman.datasets.scene import DetectorClass
-from floorman.vision.calibration import Calibration, PointPair, calibrate_from_points
-from floorman.vision.chips_cnn import PatchSpec, cut_patch, patch_geometry
-from floorman.vision.chips_geometry import Box, TableCamera
-from floorman.vision.detections import Detections
-from floorman.vision.detector import box_iou
-from floorman.vision.table_state import table_camera
 
 logger = logging.getLogger(__name__)
 
 CHUNK = 50  # frames per cache file
 MIN_VISIBLE = 0.9  # the benchmark's chips (`benchmarks/chips.py --min-visible`)
-JITTERS = 2
+JITTERS = 3
 JITTER_SHARE = 0.06
 MATCH_IOU = 0.5
+_AXIS_MM = 100.0  # as chips_cnn: the stack's axis projected from its foot to this high
+_MIN_AXIS_PX = 1e-3
 
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float32]
+Box = tuple[float, float, float, float]
+ChipBoxes = Callable[[Image], npt.NDArray[np.float64]]  # a frame's chip boxes (N, 4) xyxy: a detector's
 
 
-class BoxDetector(Protocol):
-    def detect(self, frame: Image) -> Detections: ...
+@dataclass(frozen=True)
+class PatchSpec:
+    """The net's input, as `floorman.vision.chips_cnn.PatchSpec` (written into the model's metadata by `encode`)."""
+
+    width: int = 48
+    height: int = 96
+    diameter_px: float = 28.0
+    supersample: int = 2
+
+    def encode(self) -> str:
+        return f"{self.width},{self.height},{self.diameter_px},{self.supersample}"
 
 
 @dataclass(frozen=True)
@@ -77,23 +86,48 @@ class Samples:
                      ("patches", "offset", "base", "count", "kind", "frame_size")))
 
 
-def exact_calibration(camera: Camera, layout: TableLayout) -> Calibration:
-    """The calibration `floorman calibrate` gives on a well-marked table: four felt points projected by `camera`."""
-    corners = np.array([[-600.0, -300.0], [600.0, -300.0], [600.0, 300.0], [-600.0, 300.0]])
-    pixels, _ = camera.project(np.hstack([corners, np.zeros((4, 1))]))
-    pairs = [PointPair(pixel=(float(u), float(v)), table_mm=(float(x), float(y)))
-             for (u, v), (x, y) in zip(pixels, corners, strict=True)]
-    return calibrate_from_points(pairs, layout=layout, image_size=(camera.width, camera.height))
+def _project(camera: Camera, points: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    pixels, _ = camera.project(np.asarray(points, dtype=np.float64).reshape(-1, 3))
+    return np.asarray(pixels, dtype=np.float64)
 
 
-def targets(camera: TableCamera, box: Box, stack: ObjectTruth, *, diameter_mm: float, thickness_mm: float,
-            spec: PatchSpec) -> tuple[float, tuple[float, float]]:
-    """The top disc's offset over the base (patch px, up) of `stack` in `box`'s patch, and its base in the patch."""
+def patch_matrix(camera: Camera, box: Box, *, diameter_mm: float, spec: PatchSpec) -> npt.NDArray[np.float64]:
+    """2x3: patch px <- image px: the box's centre to the patch's, the stack's growth direction (its axis at the
+    felt point under the box's centre) up, a chip's diameter (the mean of its projected felt axes) to
+    `spec.diameter_px`."""
+    centre = np.array([(box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0, 1.0])
+    ground = np.linalg.solve(camera.table_homography(), centre)
+    x, y = float(ground[0] / ground[2]), float(ground[1] / ground[2])
+    ends = _project(camera, [[x, y, 0.0], [x, y, _AXIS_MM]])
+    axis = ends[1] - ends[0]
+    norm = float(np.linalg.norm(axis))
+    up = axis / norm if norm >= _MIN_AXIS_PX else np.array([0.0, -1.0])
+    r = diameter_mm / 2.0
+    ring = _project(camera, [[x - r, y, 0.0], [x + r, y, 0.0], [x, y - r, 0.0], [x, y + r, 0.0]])
+    across = float((np.linalg.norm(ring[1] - ring[0]) + np.linalg.norm(ring[3] - ring[2])) / 2.0)
+    scale = spec.diameter_px / max(across, 1e-6)
+    rotation = np.array([[-up[1], up[0]], [-up[0], -up[1]]]) * scale
+    offset = np.array([spec.width / 2.0, spec.height / 2.0]) - rotation @ centre[:2]
+    return np.hstack([rotation, offset[:, None]])
+
+
+def cut_patch(image: Image, matrix: npt.NDArray[np.float64], *, spec: PatchSpec) -> Image:
+    """The patch under `matrix` (`patch_matrix`), warped at `spec.supersample` times its size then area-averaged."""
+    big = matrix * spec.supersample
+    warped = cv2.warpAffine(image, big, (spec.width * spec.supersample, spec.height * spec.supersample),
+                            flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if spec.supersample == 1:
+        return np.asarray(warped, dtype=np.uint8)
+    return np.asarray(cv2.resize(warped, (spec.width, spec.height), interpolation=cv2.INTER_AREA), dtype=np.uint8)
+
+
+def targets(camera: Camera, matrix: npt.NDArray[np.float64], stack: ObjectTruth, *,
+            thickness_mm: float) -> tuple[float, tuple[float, float]]:
+    """The top disc's offset over the base (patch px, up) of `stack` in the patch of `matrix`, and its base there."""
     if not stack.chips:
         raise ValueError(f"expected a chip stack with chips, got object {stack.id} with {stack.chips}")
-    geometry = patch_geometry(camera, box, diameter_mm=diameter_mm, spec=spec)
     x, y = stack.position_mm
-    ends = geometry.to_patch(camera.project(np.array([[x, y, 0.0], [x, y, len(stack.chips) * thickness_mm]])))
+    ends = _project(camera, [[x, y, 0.0], [x, y, len(stack.chips) * thickness_mm]]) @ matrix[:, :2].T + matrix[:, 2]
     return float(ends[0, 1] - ends[1, 1]), (float(ends[0, 0]), float(ends[0, 1]))
 
 
@@ -106,8 +140,18 @@ def jittered(box: Box, rng: np.random.Generator) -> Box | None:
     return float(moved[0]), float(moved[1]), float(moved[2]), float(moved[3])
 
 
-def frame_samples(seed: int, index: int, *, spec: PatchSpec, detector: BoxDetector | None) -> Samples:
-    """The patches of frame `index` of `seed`."""
+def _iou(box: Box, boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    x1, y1 = np.maximum(box[0], boxes[:, 0]), np.maximum(box[1], boxes[:, 1])
+    x2, y2 = np.minimum(box[2], boxes[:, 2]), np.minimum(box[3], boxes[:, 3])
+    inter = np.clip(x2 - x1, 0.0, None) * np.clip(y2 - y1, 0.0, None)
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    result: npt.NDArray[np.float64] = inter / np.maximum(area + areas - inter, 1e-9)
+    return result
+
+
+def frame_samples(seed: int, index: int, *, spec: PatchSpec, chip_boxes: ChipBoxes | None = None) -> Samples:
+    """The patches of frame `index` of `seed` (`chip_boxes`: a detector's boxes, matched to the stacks)."""
     rng = image_rng(seed, index)
     scene, camera = random_sample(rng, size=None)
     result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects.random(rng), rng=rng)
@@ -116,26 +160,23 @@ def frame_samples(seed: int, index: int, *, spec: PatchSpec, detector: BoxDetect
               and o.box[3] > o.box[1] and o.visible_fraction >= MIN_VISIBLE]
     if not stacks:
         return Samples.concat([], spec=spec)
-    table = table_camera(exact_calibration(camera, scene.layout), camera_height_mm=float(camera.eye[2]))
     boxes: list[tuple[ObjectTruth, Box, int]] = []
     for stack in stacks:
         boxes.append((stack, stack.box, 0))
         boxes += [(stack, b, 1) for b in (jittered(stack.box, jitter) for _ in range(JITTERS)) if b is not None]
-    if detector is not None:
-        found = detector.detect(result.image)
-        chips = np.asarray(found.xyxy[found.class_id == DetectorClass.CHIP.value], dtype=np.float32).reshape(-1, 4)
+    if chip_boxes is not None:
+        found = np.asarray(chip_boxes(result.image), dtype=np.float64).reshape(-1, 4)
         for stack in stacks:
-            overlaps = box_iou(np.asarray(stack.box, dtype=np.float32), chips)[0] if len(chips) else np.zeros(0)
+            overlaps = _iou(stack.box, found) if len(found) else np.zeros(0)
             if overlaps.size and float(overlaps.max()) >= MATCH_IOU:
-                b = chips[int(np.argmax(overlaps))]
+                b = found[int(np.argmax(overlaps))]
                 boxes.append((stack, (float(b[0]), float(b[1]), float(b[2]), float(b[3])), 2))
     chipset = scene.chipset
     patches, offsets, bases = [], [], []
     for stack, box, _ in boxes:
-        geometry = patch_geometry(table, box, diameter_mm=chipset.diameter_mm, spec=spec)
-        patches.append(cut_patch(result.image, geometry, spec=spec))
-        offset, base = targets(table, box, stack, diameter_mm=chipset.diameter_mm,
-                               thickness_mm=chipset.thickness_mm, spec=spec)
+        matrix = patch_matrix(camera, box, diameter_mm=chipset.diameter_mm, spec=spec)
+        patches.append(cut_patch(result.image, matrix, spec=spec))
+        offset, base = targets(camera, matrix, stack, thickness_mm=chipset.thickness_mm)
         offsets.append(offset)
         bases.append(base)
     size = max(camera.width, camera.height)
@@ -145,7 +186,7 @@ def frame_samples(seed: int, index: int, *, spec: PatchSpec, detector: BoxDetect
 
 
 def build_cache(cache: Path, *, seed: int, frames: int, spec: PatchSpec,
-                detector: BoxDetector | None) -> list[Path]:
+                chip_boxes: ChipBoxes | None = None) -> list[Path]:
     """Render frames 0..frames-1 of `seed` into chunk files under `cache` (kept ones reused); their paths."""
     cache.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -154,7 +195,8 @@ def build_cache(cache: Path, *, seed: int, frames: int, spec: PatchSpec,
         paths.append(path)
         if path.is_file():
             continue
-        parts = [frame_samples(seed, i, spec=spec, detector=detector) for i in range(start, min(frames, start + CHUNK))]
+        parts = [frame_samples(seed, i, spec=spec, chip_boxes=chip_boxes)
+                 for i in range(start, min(frames, start + CHUNK))]
         samples = Samples.concat(parts, spec=spec)
         np.savez_compressed(path, **{name: getattr(samples, name) for name in
                                      ("patches", "offset", "base", "count", "kind", "frame_size")})

@@ -8,7 +8,9 @@ the patch cache (`chips_data`) with augmentation: the patch mirrored left-right 
 white balance and noise. Runs on one CPU thread by default.
 
 The ONNX model carries its patch geometry as metadata (`floorman_patch`: "48,96,28.0,2"), which
-`floorman.vision.chips_cnn` reads, so training and inference cut patches alike.
+`floorman.vision.chips_cnn` reads, so training and inference cut patches alike (`chips_data.patch_matrix` and
+`chips_cnn.patch_geometry` are one geometry, on the simulator's camera and on a calibration's: a test holds them
+together).
 """
 
 from __future__ import annotations
@@ -25,11 +27,11 @@ import torch
 from torch import nn
 from torch.nn import functional
 
-from floorman.models.chips_data import CHUNK, BoxDetector, Samples, build_cache, load_cache
-from floorman.vision.chips_cnn import PATCH_KEY, PatchSpec
+from floorman.models.chips_data import CHUNK, ChipBoxes, PatchSpec, Samples, build_cache, load_cache
 
 logger = logging.getLogger(__name__)
 
+PATCH_KEY = "floorman_patch"  # as `floorman.vision.chips_cnn` reads it
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "vision" / "data" / "chip_offsets.onnx"
 OFFSET_UNIT = 10.0  # the net's outputs are in this many patch px
 LOG_SIGMA_RANGE = (-5.0, 3.0)  # its log-spread (in OFFSET_UNIT) is clamped to this
@@ -52,7 +54,6 @@ class ChipTrainConfig:
     weight_decay: float = 1e-4
     threads: int = 1
     train_seed: int = 0
-    detector: bool = True  # patches on the shipped detector's boxes too
     out: Path = DEFAULT_OUT
 
     def __post_init__(self) -> None:
@@ -192,12 +193,13 @@ def export_onnx(net: OffsetNet, path: Path, *, spec: PatchSpec) -> Path:
     return path
 
 
-def train_chips(config: ChipTrainConfig, *, detector: BoxDetector | None = None) -> tuple[Path, float]:
-    """Render (or reuse) the patch cache, train, report the held-out median offset error, export the ONNX model."""
+def train_chips(config: ChipTrainConfig, *, chip_boxes: ChipBoxes | None = None) -> tuple[Path, float]:
+    """Render (or reuse) the patch cache, train, report the held-out median offset error, export the ONNX model
+    (`chip_boxes`: a detector's boxes of a frame, for patches on them too; none in the shipped recipe)."""
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.train_seed)
     spec = PatchSpec()
-    paths = build_cache(config.cache, seed=config.seed, frames=config.frames, spec=spec, detector=detector)
+    paths = build_cache(config.cache, seed=config.seed, frames=config.frames, spec=spec, chip_boxes=chip_boxes)
     first_val = config.frames - config.val_frames
     val_paths = [p for p in paths if int(p.stem.rsplit("_", 1)[1]) >= first_val]
     train = load_cache([p for p in paths if p not in val_paths], spec=spec)

@@ -131,8 +131,8 @@ def _register_train_chips(sub: argparse._SubParsersAction[argparse.ArgumentParse
     # The chip offset net's recipe (models/chips_train.py; torch is imported only when it runs).
     chips = sub.add_parser("train-chips", help="train the chip stacks' offset net on rendered stacks and export it "
                            "to ONNX", description="Render frames of mixed sizes (cached in chunks under --cache), cut "
-                           "every chip stack's patch on its mask's box, jittered boxes and the shipped detector's "
-                           "box, train for --minutes and write the ONNX net the chip recogniser loads.")
+                           "every chip stack's patch on its mask's box and on boxes jittered as a detector's are, "
+                           "train for --minutes and write the ONNX net the chip recogniser loads.")
     chips.add_argument("--cache", type=Path, default=Path("/tmp/floorman_chips"), help="patch cache folder")
     chips.add_argument("--seed", type=int, default=8100, help="render seed (never a test seed)")
     chips.add_argument("--frames", type=int, default=800, help="frames to render (a multiple of 50); the last "
@@ -141,7 +141,6 @@ def _register_train_chips(sub: argparse._SubParsersAction[argparse.ArgumentParse
     chips.add_argument("--minutes", type=float, default=20.0, help="training time")
     chips.add_argument("--steps", type=int, help="train this many steps instead of --minutes (reproducible)")
     chips.add_argument("--threads", type=int, default=1, help="torch CPU threads")
-    chips.add_argument("--no-detector", action="store_true", help="no patches on the detector's boxes")
     chips.add_argument("--out", type=Path, help="ONNX output (default: the shipped vision/data/chip_offsets.onnx)")
     chips.set_defaults(handler=run_train_chips)
 
@@ -184,14 +183,10 @@ def run_train_cards(args: argparse.Namespace) -> int:
 
 def run_train_chips(args: argparse.Namespace) -> int:
     from floorman.models.chips_train import DEFAULT_OUT, ChipTrainConfig, train_chips
-    from floorman.vision.detect_cli import default_model
-    from floorman.vision.detector import OnnxDetectorConfig, create_detector
 
     config = ChipTrainConfig(cache=args.cache, seed=args.seed, frames=args.frames, val_frames=args.val_frames,
-                             minutes=args.minutes, steps=args.steps, threads=args.threads,
-                             detector=not args.no_detector, out=args.out or DEFAULT_OUT)
-    detector = create_detector(OnnxDetectorConfig(model=default_model())) if config.detector else None
-    path, error = train_chips(config, detector=detector)
+                             minutes=args.minutes, steps=args.steps, threads=args.threads, out=args.out or DEFAULT_OUT)
+    path, error = train_chips(config)
     sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB); held-out median offset error "
                      f"{error:.2f} patch px\n")
     return 0
