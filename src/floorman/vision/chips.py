@@ -22,6 +22,11 @@
   +3 points, their boxes being too loose to tell a height but from the stacks whose side shows); the frame's heights
   choose a count, never make it surer than it is over all heights. A stack read again at the same place (`previous`)
   keeps its last count and values where the evidence leaves them about as likely: repeatable reads from video.
+  With the chip offset net (`chips_cnn`, `floorman models train-chips`; used where its model file is present), each
+  box's patch, cut by the camera's geometry, gives the top's offset over the base as a CNN reads it, and that
+  evidence per count and camera model is added to the geometry's, the sum tempered by LEARNED_TEMPERATURE (measured
+  with `benchmarks/chips.py --size mixed --seed 8900`, camera height given: count exact 59.8 -> 70.0 % on detector
+  boxes, 74.4 -> 78.9 % on truth boxes, counts given 0.8+ 93.3 -> 98.1 % and 92.3 -> 96.8 % exact).
 - Top chip (colour): the top disc is sampled on a polar grid in its own plane; its pixels fall into body and
   edge-spot colours, matched to the chip set under an estimated light (`chips_colour.match_top`), with the
   spot count from the rim's angular pattern as a further cue. An unsure match is tried again a pixel off the
