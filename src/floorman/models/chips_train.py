@@ -45,9 +45,9 @@ class ChipTrainConfig:
 
     cache: Path = Path("/tmp/floorman_chips")
     seed: int = 8100
-    frames: int = 800
+    frames: int = 1200
     val_frames: int = 50  # the last frames of the seed, held out for the validation figure
-    minutes: float = 20.0
+    minutes: float = 25.0
     steps: int | None = None  # a fixed number of steps instead of minutes (reproducible on any machine)
     batch: int = 64
     lr: float = 3e-3

@@ -135,10 +135,10 @@ def _register_train_chips(sub: argparse._SubParsersAction[argparse.ArgumentParse
                            "train for --minutes and write the ONNX net the chip recogniser loads.")
     chips.add_argument("--cache", type=Path, default=Path("/tmp/floorman_chips"), help="patch cache folder")
     chips.add_argument("--seed", type=int, default=8100, help="render seed (never a test seed)")
-    chips.add_argument("--frames", type=int, default=800, help="frames to render (a multiple of 50); the last "
+    chips.add_argument("--frames", type=int, default=1200, help="frames to render (a multiple of 50); the last "
                        "--val-frames held out")
     chips.add_argument("--val-frames", type=int, default=50, help="held-out frames for the validation figure")
-    chips.add_argument("--minutes", type=float, default=20.0, help="training time")
+    chips.add_argument("--minutes", type=float, default=25.0, help="training time")
     chips.add_argument("--steps", type=int, help="train this many steps instead of --minutes (reproducible)")
     chips.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     chips.add_argument("--out", type=Path, help="ONNX output (default: the shipped vision/data/chip_offsets.onnx)")
