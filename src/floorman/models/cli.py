@@ -1,4 +1,4 @@
-"""`floorman models train|export|info|train-cards`."""
+"""`floorman models train|export|info|train-cards|train-chips`."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     _register_train(sub)
     _register_export(sub)
     _register_train_cards(sub)
+    _register_train_chips(sub)
     info = sub.add_parser("info", help="print what an exported ONNX detector declares")
     info.add_argument("model", type=Path, help="ONNX file")
     info.set_defaults(handler=run_info)
@@ -126,6 +127,24 @@ def _register_train_cards(sub: argparse._SubParsersAction[argparse.ArgumentParse
     cards.set_defaults(handler=run_train_cards)
 
 
+def _register_train_chips(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # The chip offset net's recipe (models/chips_train.py; torch is imported only when it runs).
+    chips = sub.add_parser("train-chips", help="train the chip stacks' offset net on rendered stacks and export it "
+                           "to ONNX", description="Render frames of mixed sizes (cached in chunks under --cache), cut "
+                           "every chip stack's patch on its mask's box and on boxes jittered as a detector's are, "
+                           "train for --minutes and write the ONNX net the chip recogniser loads.")
+    chips.add_argument("--cache", type=Path, default=Path("/tmp/floorman_chips"), help="patch cache folder")
+    chips.add_argument("--seed", type=int, default=8100, help="render seed (never a test seed)")
+    chips.add_argument("--frames", type=int, default=1200, help="frames to render (a multiple of 50); the last "
+                       "--val-frames held out")
+    chips.add_argument("--val-frames", type=int, default=50, help="held-out frames for the validation figure")
+    chips.add_argument("--minutes", type=float, default=25.0, help="training time")
+    chips.add_argument("--steps", type=int, help="train this many steps instead of --minutes (reproducible)")
+    chips.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    chips.add_argument("--out", type=Path, help="ONNX output (default: the shipped vision/data/chip_offsets.onnx)")
+    chips.set_defaults(handler=run_train_chips)
+
+
 def _share(text: str) -> float:
     try:
         value = float(text)
@@ -159,6 +178,17 @@ def run_train_cards(args: argparse.Namespace) -> int:
     path, result = train_cards(config)
     sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB); held-out card accuracy "
                      f"{result.card_accuracy:.4f} on {result.faces} faces, face/not-face {result.face_accuracy:.4f}\n")
+    return 0
+
+
+def run_train_chips(args: argparse.Namespace) -> int:
+    from floorman.models.chips_train import DEFAULT_OUT, ChipTrainConfig, train_chips
+
+    config = ChipTrainConfig(cache=args.cache, seed=args.seed, frames=args.frames, val_frames=args.val_frames,
+                             minutes=args.minutes, steps=args.steps, threads=args.threads, out=args.out or DEFAULT_OUT)
+    path, error = train_chips(config)
+    sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB); held-out median offset error "
+                     f"{error:.2f} patch px\n")
     return 0
 
 

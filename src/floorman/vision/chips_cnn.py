@@ -1,0 +1,207 @@
+"""A learned count evidence for chip stacks: a small CNN (`floorman models train-chips`) run with ONNX Runtime reads
+how far a stack's top disc sits above its base in a patch cut by the camera's geometry, and the geometry turns
+that offset into evidence per count and camera model.
+
+The patch (`StackPatch`): the box's neighbourhood rotated so that the stack's growth direction in the image (its
+axis projected by the camera) points up, scaled so that a chip's diameter is `PatchSpec.diameter_px`, centred on the
+box. The net regresses the top's offset over the base along that direction in patch pixels, with its own spread;
+the count's evidence is that offset against each count's expected one (`offset_log_likelihood`). Regressing the
+offset, not the count: the net needs no idea of the px per chip (a camera whose height was assumed has one per
+height, and the geometry knows them all), and no count prior is learned from the training scenes' stacks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from floorman.core.errors import ConfigError
+from floorman.core.geometry import FloatArray
+from floorman.vision.chips_geometry import Box, TableCamera
+
+MODEL_PATH = Path(__file__).resolve().parent / "data" / "chip_offsets.onnx"
+PATCH_KEY = "floorman_patch"  # "width,height,diameter_px,supersample"
+_AXIS_MM = 100.0  # the stack's axis is projected from its foot to this high
+SIGMA_SCALE = 1.5  # the net's spread is taken this many times wider (measured on a dev seed: calibrated counts)
+TAIL_SHARE = 0.05  # this share of its readings lies far off (a neighbour's top taken for the stack's) ...
+TAIL_SCALE = 5.0  # ... within this many spreads
+_MIN_AXIS_PX = 1e-3  # shorter: a camera straight above the stack, whose growth direction is then taken as up
+
+Image = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True)
+class PatchSpec:
+    """The net's input: `width` x `height` px, a chip's diameter `diameter_px` (the mean of its two projected felt
+    axes, `diameter_px`), warped at `supersample` times that size then area-averaged down (no aliasing from 4K
+    chips)."""
+
+    width: int = 48
+    height: int = 96
+    diameter_px: float = 28.0
+    supersample: int = 2
+
+    def __post_init__(self) -> None:
+        if self.width < 8 or self.height < 8 or not self.diameter_px > 0 or self.supersample < 1:
+            raise ValueError(f"expected a patch of at least 8x8 px, a positive diameter and supersample >= 1, "
+                             f"got {self}")
+
+    def encode(self) -> str:
+        return f"{self.width},{self.height},{self.diameter_px},{self.supersample}"
+
+    @classmethod
+    def decode(cls, text: str) -> PatchSpec:
+        try:
+            width, height, diameter, supersample = text.split(",")
+            return cls(int(width), int(height), float(diameter), int(supersample))
+        except ValueError:
+            raise ValueError(f"expected a patch spec 'width,height,diameter_px,supersample', got {text!r}") from None
+
+
+@dataclass(frozen=True)
+class StackPatch:
+    """How a box's patch was cut: `matrix` (2x3) maps image pixels to patch pixels; `ground_mm` is the felt point
+    under the box's centre; `scale` is patch px per image px."""
+
+    matrix: FloatArray
+    ground_mm: tuple[float, float]
+    scale: float
+
+    def to_patch(self, pixels: FloatArray) -> FloatArray:
+        """(N, 2) patch pixels of (N, 2) image pixels."""
+        pts = np.asarray(pixels, dtype=np.float64).reshape(-1, 2)
+        result: FloatArray = pts @ self.matrix[:, :2].T + self.matrix[:, 2]
+        return result
+
+
+def growth_direction(camera: TableCamera, ground_mm: tuple[float, float]) -> FloatArray:
+    """The unit direction (2,) in which a stack standing at `ground_mm` grows in the image (up when the camera looks
+    straight down on it)."""
+    ends = camera.project(np.array([[ground_mm[0], ground_mm[1], 0.0], [ground_mm[0], ground_mm[1], _AXIS_MM]]))
+    axis = ends[1] - ends[0]
+    norm = float(np.linalg.norm(axis))
+    if norm < _MIN_AXIS_PX:
+        return np.array([0.0, -1.0])
+    result: FloatArray = axis / norm
+    return result
+
+
+def diameter_px(camera: TableCamera, ground_mm: tuple[float, float], *, diameter_mm: float) -> float:
+    """A chip's diameter in image px lying at `ground_mm` (the mean of its two projected axes)."""
+    x, y = ground_mm
+    r = diameter_mm / 2.0
+    points = camera.project(np.array([[x - r, y, 0.0], [x + r, y, 0.0], [x, y - r, 0.0], [x, y + r, 0.0]]))
+    return float((np.linalg.norm(points[1] - points[0]) + np.linalg.norm(points[3] - points[2])) / 2.0)
+
+
+def patch_geometry(camera: TableCamera, box: Box, *, diameter_mm: float, spec: PatchSpec) -> StackPatch:
+    """The transform of a box's patch: the box's centre to the patch's, the stack's growth direction up, a chip's
+    diameter to `spec.diameter_px`."""
+    centre = np.array([(box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0])
+    ground = camera.to_plane(centre[None, :], z=0.0)[0]
+    ground_mm = (float(ground[0]), float(ground[1]))
+    up = growth_direction(camera, ground_mm)
+    scale = spec.diameter_px / max(diameter_px(camera, ground_mm, diameter_mm=diameter_mm), 1e-6)
+    # rows: patch x along `up` turned a quarter clockwise on screen, patch y against `up`
+    rotation = np.array([[-up[1], up[0]], [-up[0], -up[1]]]) * scale
+    offset = np.array([spec.width / 2.0, spec.height / 2.0]) - rotation @ centre
+    return StackPatch(np.hstack([rotation, offset[:, None]]), ground_mm, scale)
+
+
+def cut_patch(image: Image, geometry: StackPatch, *, spec: PatchSpec) -> Image:
+    """The patch (spec.height, spec.width, 3) of `image` under `geometry`."""
+    big = geometry.matrix * spec.supersample
+    warped = cv2.warpAffine(image, big.astype(np.float64), (spec.width * spec.supersample,
+                                                           spec.height * spec.supersample),
+                            flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if spec.supersample == 1:
+        return np.asarray(warped, dtype=np.uint8)
+    return np.asarray(cv2.resize(warped, (spec.width, spec.height), interpolation=cv2.INTER_AREA), dtype=np.uint8)
+
+
+def expected_offsets(camera: TableCamera, geometry: StackPatch, *, thickness_mm: float, max_count: int) -> FloatArray:
+    """(max_count,) the top disc's offset over the base (patch px, up) of stacks of 1..max_count chips standing at
+    the patch's ground point, seen by `camera`."""
+    x, y = geometry.ground_mm
+    heights = np.arange(max_count + 1, dtype=np.float64) * thickness_mm
+    pixels = camera.project(np.column_stack([np.full_like(heights, x), np.full_like(heights, y), heights]))
+    patch = geometry.to_patch(pixels)
+    result: FloatArray = patch[0, 1] - patch[1:, 1]
+    return result
+
+
+def offset_log_likelihood(offset: float, sigma: float, expected: FloatArray) -> FloatArray:
+    """log p(offset | count) per count (up to a constant): a Gaussian of the net's spread `sigma` on each count's
+    expected offset, with a tail TAIL_SCALE times as wide holding TAIL_SHARE of the readings."""
+    z = (offset - np.asarray(expected, dtype=np.float64)) / sigma
+    result: FloatArray = np.logaddexp(math.log(1.0 - TAIL_SHARE) - 0.5 * z**2,
+                                      math.log(TAIL_SHARE) - 0.5 * (z / TAIL_SCALE) ** 2 - math.log(TAIL_SCALE))
+    return result
+
+
+@dataclass(frozen=True)
+class OffsetReading:
+    """The net's reading of one patch: the top's offset over the base (patch px, up) and its spread."""
+
+    offset: float
+    sigma: float
+
+
+class ChipOffsetNet:
+    """An ONNX Runtime session over the exported offset net (one thread by default)."""
+
+    def __init__(self, path: Path = MODEL_PATH, *, threads: int = 1) -> None:
+        if not path.is_file():
+            raise ConfigError(f"expected the chip offset net at {path}, got no such file "
+                              "(run `floorman models train-chips`)", field="model")
+        ort = importlib.import_module("onnxruntime")  # untyped
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+        meta = self.session.get_modelmeta().custom_metadata_map
+        try:
+            self.spec = PatchSpec.decode(meta[PATCH_KEY])
+        except (KeyError, ValueError) as exc:
+            raise ConfigError(f"expected {PATCH_KEY} metadata 'width,height,diameter_px,supersample' in {path}, "
+                              f"got {dict(meta)}: {exc}", field="metadata") from None
+
+    def read(self, patches: list[Image]) -> list[OffsetReading]:
+        """One reading per patch (all in one batch)."""
+        if not patches:
+            return []
+        batch = np.ascontiguousarray(np.stack(patches).transpose(0, 3, 1, 2), dtype=np.float32)
+        (out,) = self.session.run(None, {"patch": batch})
+        values = np.asarray(out, dtype=np.float64).reshape(len(patches), -1)
+        return [OffsetReading(float(v[0]), float(math.exp(v[1]))) for v in values]
+
+
+@lru_cache(maxsize=1)
+def default_offset_net() -> ChipOffsetNet | None:
+    """The shipped offset net, or None when it is missing (the recogniser then counts by the geometry alone)."""
+    try:
+        return ChipOffsetNet()
+    except ConfigError:
+        return None
+
+
+def learned_log_likelihood(net: ChipOffsetNet, image: Image, box: Box, camera: TableCamera,
+                           alternatives: Sequence[TableCamera] = (), *, diameter_mm: float, thickness_mm: float,
+                           max_count: int) -> FloatArray:
+    """(M, N) log p(net's offset | camera model, count) of a box's patch: `camera` first, then `alternatives`."""
+    spec = net.spec
+    geometry = patch_geometry(camera, box, diameter_mm=diameter_mm, spec=spec)
+    reading = net.read([cut_patch(image, geometry, spec=spec)])[0]
+    sigma = reading.sigma * SIGMA_SCALE
+    return np.stack([offset_log_likelihood(reading.offset, sigma, expected_offsets(model, geometry,
+                                                                                   thickness_mm=thickness_mm,
+                                                                                   max_count=max_count))
+                     for model in (camera, *alternatives)])

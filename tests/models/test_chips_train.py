@@ -1,0 +1,101 @@
+"""The chip offset net's recipe: patches and targets from renders, the cache, the network, the ONNX export."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from floorman.datasets.camera import Camera
+from floorman.models import chips_data
+from floorman.models.chips_data import PatchSpec, build_cache, frame_samples, jittered, load_cache, patch_matrix
+from floorman.vision.chips_cnn import ChipOffsetNet
+
+torch = pytest.importorskip("torch")
+chips_train = pytest.importorskip("floorman.models.chips_train")
+
+SEED = 8050  # a training-style seed (never a benchmark's)
+
+
+def test_a_rendered_frame_gives_each_stack_its_patches_and_offsets() -> None:
+    spec = PatchSpec()
+    samples = next(s for s in (frame_samples(SEED, i, spec=spec, chip_boxes=None) for i in range(6)) if len(s))
+    assert samples.patches.shape[1:] == (96, 48, 3)
+    assert set(samples.kind.tolist()) <= {0, 1} and (samples.kind == 0).sum() >= 1  # no detector: masks, jitters
+    assert (samples.count >= 1).all()
+    # the top never below the base, and taller stacks (of one frame's camera) further up
+    assert (samples.offset > -0.5).all()
+    masks = samples.kind == 0
+    order = np.argsort(samples.count[masks])
+    assert samples.offset[masks][order][-1] >= samples.offset[masks][order][0]
+    # the base lies in the patch, about where the box's centre puts it
+    assert ((samples.base[:, 0] > 0) & (samples.base[:, 0] < spec.width)).mean() > 0.9
+
+
+def test_a_jittered_box_moves_its_sides_by_a_few_pixels() -> None:
+    rng = np.random.default_rng(0)
+    moves = np.array([np.subtract(jittered((100.0, 50.0, 130.0, 90.0), rng) or (0, 0, 0, 0), (100, 50, 130, 90))
+                      for _ in range(200)])
+    assert 1.0 < float(np.abs(moves).mean()) < 4.0
+
+
+def test_patches_are_cached_in_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(chips_data, "CHUNK", 2)
+    spec = PatchSpec()
+    paths = build_cache(tmp_path, seed=SEED, frames=3, spec=spec, chip_boxes=None)
+    assert [p.name for p in paths] == [f"chunk_{SEED}_0.npz", f"chunk_{SEED}_2.npz"]
+    samples = load_cache(paths, spec=spec)
+    again = load_cache(build_cache(tmp_path, seed=SEED, frames=3, spec=spec, chip_boxes=None), spec=spec)
+    assert np.array_equal(again.patches, samples.patches) and np.array_equal(again.offset, samples.offset)
+    with pytest.raises(ValueError, match="another patch spec"):
+        load_cache(paths, spec=PatchSpec(width=40))
+
+
+def test_a_config_names_frames_off_the_chunks() -> None:
+    with pytest.raises(ValueError, match="multiples of"):
+        chips_train.ChipTrainConfig(frames=120, val_frames=50)
+    with pytest.raises(ValueError, match="frames > val_frames"):
+        chips_train.ChipTrainConfig(frames=50, val_frames=50)
+
+
+@pytest.mark.train
+def test_a_trained_net_exports_to_a_model_the_reader_loads(tmp_path: Path) -> None:
+    spec = PatchSpec()
+    samples = load_cache(build_cache(tmp_path / "cache", seed=SEED, frames=2, spec=spec, chip_boxes=None), spec=spec)
+    net = chips_train.OffsetNet(spec)
+    config = chips_train.ChipTrainConfig(cache=tmp_path, frames=100, val_frames=50, steps=3, batch=8)
+    assert chips_train.fit(net, samples, config=config, spec=spec) == 3
+    path = chips_train.export_onnx(net, tmp_path / "chips.onnx", spec=spec)
+    reader = ChipOffsetNet(path)
+    assert reader.spec.encode() == spec.encode()
+    readings = reader.read(list(samples.patches[:3]))
+    net.eval()
+    with torch.no_grad():
+        out = net(torch.from_numpy(samples.patches[:3].transpose(0, 3, 1, 2).copy()).float()).numpy()
+    np.testing.assert_allclose([r.offset for r in readings], out[:, 0] * chips_train.OFFSET_UNIT, rtol=1e-3,
+                               atol=1e-3)
+    assert all(r.sigma > 0 for r in readings)
+
+
+@pytest.mark.parametrize("tilt", [0.0, 25.0, 45.0])
+def test_the_recipes_patches_are_the_recognisers(tilt: float) -> None:
+    """`chips_data.patch_matrix` on the simulator's camera and `chips_cnn.patch_geometry` on its exact calibration
+    (the camera's height given) cut the same patch."""
+    from floorman.vision.chips_cnn import PatchSpec as RuntimeSpec
+    from floorman.vision.chips_cnn import patch_geometry
+    from floorman.vision.chips_geometry import TableCamera
+
+    height = 1300.0
+    offset = height * np.tan(np.radians(tilt))
+    camera = Camera.look_at(eye=(40.0, -offset, height), target=(0.0, 0.0, 0.0), size=(1280, 720), hfov_deg=55.0)
+    model = TableCamera.from_homography(camera.table_homography(), image_size=(1280, 720), height_mm=height)
+    spec = PatchSpec()
+    assert RuntimeSpec().encode() == spec.encode()
+    for box in ((600.0, 300.0, 630.0, 340.0), (100.0, 80.0, 122.0, 120.0), (1100.0, 600.0, 1125.0, 640.0)):
+        ours = patch_matrix(camera, box, diameter_mm=39.0, spec=spec)
+        theirs = patch_geometry(model, box, diameter_mm=39.0, spec=RuntimeSpec()).matrix
+        corners = np.array([[box[0], box[1], 1.0], [box[2], box[3], 1.0], [box[0], box[3], 1.0]])
+        # patch px: a calibration's camera with its height given is the simulator's within a few hundredths of a
+        # pixel at small tilts, a tenth or two at 45 degrees (a tenth of a chip's step)
+        np.testing.assert_allclose(corners @ ours.T, corners @ theirs.T, atol=0.05 if tilt < 30.0 else 0.25)
