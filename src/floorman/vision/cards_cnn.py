@@ -8,7 +8,6 @@ the training recipe, so a retrained model with another patch size needs no chang
 
 from __future__ import annotations
 
-import importlib
 import logging
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from floorman.core.errors import ConfigError
+from floorman.vision.onnx_session import cpu_session
 
 log = logging.getLogger(__name__)
 
@@ -44,15 +44,8 @@ class CardClassifier:
     """An ONNX Runtime session over the exported card classifier (one thread by default)."""
 
     def __init__(self, path: Path = MODEL_PATH, *, threads: int = 1) -> None:
-        if not path.is_file():
-            raise ConfigError(f"expected the card classifier at {path}, got no such file "
-                              "(run `floorman models train-cards`)", field="model")
-        ort = importlib.import_module("onnxruntime")  # untyped
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
-        meta = self.session.get_modelmeta().custom_metadata_map
+        self.session, meta = cpu_session(path, threads=threads, what="card classifier",
+                                         recipe="floorman models train-cards")
         try:
             width, height, supersample = (int(v) for v in meta[PATCH_KEY].split(","))
             ranks, suits = (part.split(",") for part in meta[CLASSES_KEY].split(";"))

@@ -12,7 +12,6 @@ height, and the geometry knows them all), and no count prior is learned from the
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ import numpy.typing as npt
 from floorman.core.errors import ConfigError
 from floorman.core.geometry import FloatArray
 from floorman.vision.chips_geometry import Box, TableCamera
+from floorman.vision.onnx_session import cpu_session
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "chip_offsets.onnx"
 PATCH_KEY = "floorman_patch"  # "width,height,diameter_px,supersample"
@@ -159,15 +159,8 @@ class ChipOffsetNet:
     """An ONNX Runtime session over the exported offset net (one thread by default)."""
 
     def __init__(self, path: Path = MODEL_PATH, *, threads: int = 1) -> None:
-        if not path.is_file():
-            raise ConfigError(f"expected the chip offset net at {path}, got no such file "
-                              "(run `floorman models train-chips`)", field="model")
-        ort = importlib.import_module("onnxruntime")  # untyped
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
-        meta = self.session.get_modelmeta().custom_metadata_map
+        self.session, meta = cpu_session(path, threads=threads, what="chip offset net",
+                                         recipe="floorman models train-chips")
         try:
             self.spec = PatchSpec.decode(meta[PATCH_KEY])
         except (KeyError, ValueError) as exc:
