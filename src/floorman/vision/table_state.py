@@ -3,7 +3,8 @@
 Per frame: the detector's boxes; each face-up card read by the card reader; each chip box read by the chip
 recogniser (denominations bottom to top, count from the stack's geometry); positions in table mm through the
 calibration (a stack's foot from its fitted cylinder, a card's centre, a hand's middle: its box's centre moved a
-quarter of the way to the edge nearest the table centre) and the layout zone there; tracker ids from
+quarter of the way to the edge nearest the table centre) and the layout zone there; of two chip boxes on one
+stack (their feet under half a chip apart) only the detector's surer one (`one_box_per_stack`); tracker ids from
 `TableTracker`; the button's seat (the nearest seat). Without a calibration (or layout) positions, zones and chip
 counts are left unknown.
 """
