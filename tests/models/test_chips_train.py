@@ -7,9 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from floorman.core.stack_patch import PatchSpec
 from floorman.datasets.camera import Camera
 from floorman.models import chips_data
-from floorman.models.chips_data import PatchSpec, build_cache, frame_samples, jittered, load_cache, patch_matrix
+from floorman.models.chips_data import build_cache, frame_samples, jittered, load_cache, patch_matrix
 from floorman.vision.chips_cnn import ChipOffsetNet
 
 torch = pytest.importorskip("torch")

@@ -2,9 +2,9 @@
 
 Each frame is drawn as `benchmarks/chips.py` draws its own (`random_sample` on `image_rng(seed, index)`, mixed
 frame sizes, camera effects on). Every chip object at least MIN_VISIBLE in sight gives patches cut as the
-recogniser cuts them (`patch_matrix`, the same geometry as `chips_cnn.patch_geometry` on an exact calibration with
-the camera's height: the models layer does not import vision, so it is computed here on the simulator's camera, and
-the spec travels in the model's metadata): on its mask's box, and on that box with its sides moved as a detector's
+recogniser cuts them (`patch_matrix`: `core.stack_patch.patch_matrix`, which `chips_cnn.patch_geometry` uses too,
+here on the simulator's camera, as the models layer does not import vision; the spec travels in the model's
+metadata): on its mask's box, and on that box with its sides moved as a detector's
 are (JITTERS of them, each side off by a normal spread of JITTER_SHARE of the box's width, at least 1 px, times
 0.5-1.5), and, given `chip_boxes` (a detector's chip boxes of a frame), on the box matched to it at IoU >= 0.5. The
 targets: the top disc's offset over the base along the patch's up direction (patch px) for the object's true chip
@@ -25,6 +25,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from floorman.core import stack_patch
+from floorman.core.stack_patch import PatchSpec
 from floorman.datasets.camera import Camera
 from floorman.datasets.effects import Effects
 from floorman.datasets.random_scene import random_sample
@@ -39,26 +41,11 @@ MIN_VISIBLE = 0.9  # the benchmark's chips (`benchmarks/chips.py --min-visible`)
 JITTERS = 3
 JITTER_SHARE = 0.06
 MATCH_IOU = 0.5
-_AXIS_MM = 100.0  # as chips_cnn: the stack's axis projected from its foot to this high
-_MIN_AXIS_PX = 1e-3
 
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float32]
 Box = tuple[float, float, float, float]
 ChipBoxes = Callable[[Image], npt.NDArray[np.float64]]  # a frame's chip boxes (N, 4) xyxy: a detector's
-
-
-@dataclass(frozen=True)
-class PatchSpec:
-    """The net's input, as `floorman.vision.chips_cnn.PatchSpec` (written into the model's metadata by `encode`)."""
-
-    width: int = 48
-    height: int = 96
-    diameter_px: float = 28.0
-    supersample: int = 2
-
-    def encode(self) -> str:
-        return f"{self.width},{self.height},{self.diameter_px},{self.supersample}"
 
 
 @dataclass(frozen=True)
@@ -92,23 +79,13 @@ def _project(camera: Camera, points: npt.ArrayLike) -> npt.NDArray[np.float64]:
 
 
 def patch_matrix(camera: Camera, box: Box, *, diameter_mm: float, spec: PatchSpec) -> npt.NDArray[np.float64]:
-    """2x3: patch px <- image px: the box's centre to the patch's, the stack's growth direction (its axis at the
-    felt point under the box's centre) up, a chip's diameter (the mean of its projected felt axes) to
-    `spec.diameter_px`."""
+    """2x3: patch px <- image px (`core.stack_patch.patch_matrix`) on the simulator's camera."""
     centre = np.array([(box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0, 1.0])
     ground = np.linalg.solve(camera.table_homography(), centre)
-    x, y = float(ground[0] / ground[2]), float(ground[1] / ground[2])
-    ends = _project(camera, [[x, y, 0.0], [x, y, _AXIS_MM]])
-    axis = ends[1] - ends[0]
-    norm = float(np.linalg.norm(axis))
-    up = axis / norm if norm >= _MIN_AXIS_PX else np.array([0.0, -1.0])
-    r = diameter_mm / 2.0
-    ring = _project(camera, [[x - r, y, 0.0], [x + r, y, 0.0], [x, y - r, 0.0], [x, y + r, 0.0]])
-    across = float((np.linalg.norm(ring[1] - ring[0]) + np.linalg.norm(ring[3] - ring[2])) / 2.0)
-    scale = spec.diameter_px / max(across, 1e-6)
-    rotation = np.array([[-up[1], up[0]], [-up[0], -up[1]]]) * scale
-    offset = np.array([spec.width / 2.0, spec.height / 2.0]) - rotation @ centre[:2]
-    return np.hstack([rotation, offset[:, None]])
+    ground_mm = (float(ground[0] / ground[2]), float(ground[1] / ground[2]))
+    matrix, _ = stack_patch.patch_matrix(lambda points: _project(camera, points), (float(centre[0]), float(centre[1])),
+                                         ground_mm, diameter_mm=diameter_mm, spec=spec)
+    return matrix
 
 
 def cut_patch(image: Image, matrix: npt.NDArray[np.float64], *, spec: PatchSpec) -> Image:

@@ -1,6 +1,6 @@
 """`floorman models train-chips`: train the chip offset net on rendered stack patches and export it to ONNX.
 
-The network (`OffsetNet`, about 0.23 M parameters) reads a stack's patch (`chips_cnn.PatchSpec`: the box's
+The network (`OffsetNet`, about 0.23 M parameters) reads a stack's patch (`core.stack_patch.PatchSpec`: the box's
 neighbourhood turned so the stack grows up, a chip 28 px across, BGR 0..255) and gives the top disc's offset over
 the base along the patch's up direction (patch px) with the log of its spread (trained on the Gaussian negative
 log-likelihood), and the base's position in the patch (an auxiliary target, Huber). Training draws each batch from
@@ -9,8 +9,8 @@ white balance and noise. Runs on one CPU thread by default.
 
 The ONNX model carries its patch geometry as metadata (`floorman_patch`: "48,96,28.0,2"), which
 `floorman.vision.chips_cnn` reads, so training and inference cut patches alike (`chips_data.patch_matrix` and
-`chips_cnn.patch_geometry` are one geometry, on the simulator's camera and on a calibration's: a test holds them
-together).
+`chips_cnn.patch_geometry` are `core.stack_patch.patch_matrix` on the simulator's camera and on a calibration's: a
+test holds them together).
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ import torch
 from torch import nn
 from torch.nn import functional
 
-from floorman.models.chips_data import CHUNK, ChipBoxes, PatchSpec, Samples, build_cache, load_cache
+from floorman.core.stack_patch import PatchSpec
+from floorman.models.chips_data import CHUNK, ChipBoxes, Samples, build_cache, load_cache
 
 logger = logging.getLogger(__name__)
 

@@ -22,48 +22,20 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from floorman.core import stack_patch
 from floorman.core.errors import ConfigError
 from floorman.core.geometry import FloatArray
+from floorman.core.stack_patch import PatchSpec
 from floorman.vision.chips_geometry import Box, TableCamera
 from floorman.vision.onnx_session import cpu_session
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "chip_offsets.onnx"
 PATCH_KEY = "floorman_patch"  # "width,height,diameter_px,supersample"
-_AXIS_MM = 100.0  # the stack's axis is projected from its foot to this high
 SIGMA_SCALE = 1.5  # the net's spread is taken this many times wider (measured on a dev seed: calibrated counts)
 TAIL_SHARE = 0.05  # this share of its readings lies far off (a neighbour's top taken for the stack's) ...
 TAIL_SCALE = 5.0  # ... within this many spreads
-_MIN_AXIS_PX = 1e-3  # shorter: a camera straight above the stack, whose growth direction is then taken as up
 
 Image = npt.NDArray[np.uint8]
-
-
-@dataclass(frozen=True)
-class PatchSpec:
-    """The net's input: `width` x `height` px, a chip's diameter `diameter_px` (the mean of its two projected felt
-    axes, `diameter_px`), warped at `supersample` times that size then area-averaged down (no aliasing from 4K
-    chips)."""
-
-    width: int = 48
-    height: int = 96
-    diameter_px: float = 28.0
-    supersample: int = 2
-
-    def __post_init__(self) -> None:
-        if self.width < 8 or self.height < 8 or not self.diameter_px > 0 or self.supersample < 1:
-            raise ValueError(f"expected a patch of at least 8x8 px, a positive diameter and supersample >= 1, "
-                             f"got {self}")
-
-    def encode(self) -> str:
-        return f"{self.width},{self.height},{self.diameter_px},{self.supersample}"
-
-    @classmethod
-    def decode(cls, text: str) -> PatchSpec:
-        try:
-            width, height, diameter, supersample = text.split(",")
-            return cls(int(width), int(height), float(diameter), int(supersample))
-        except ValueError:
-            raise ValueError(f"expected a patch spec 'width,height,diameter_px,supersample', got {text!r}") from None
 
 
 @dataclass(frozen=True)
@@ -85,35 +57,16 @@ class StackPatch:
 def growth_direction(camera: TableCamera, ground_mm: tuple[float, float]) -> FloatArray:
     """The unit direction (2,) in which a stack standing at `ground_mm` grows in the image (up when the camera looks
     straight down on it)."""
-    ends = camera.project(np.array([[ground_mm[0], ground_mm[1], 0.0], [ground_mm[0], ground_mm[1], _AXIS_MM]]))
-    axis = ends[1] - ends[0]
-    norm = float(np.linalg.norm(axis))
-    if norm < _MIN_AXIS_PX:
-        return np.array([0.0, -1.0])
-    result: FloatArray = axis / norm
-    return result
-
-
-def diameter_px(camera: TableCamera, ground_mm: tuple[float, float], *, diameter_mm: float) -> float:
-    """A chip's diameter in image px lying at `ground_mm` (the mean of its two projected axes)."""
-    x, y = ground_mm
-    r = diameter_mm / 2.0
-    points = camera.project(np.array([[x - r, y, 0.0], [x + r, y, 0.0], [x, y - r, 0.0], [x, y + r, 0.0]]))
-    return float((np.linalg.norm(points[1] - points[0]) + np.linalg.norm(points[3] - points[2])) / 2.0)
+    return stack_patch.growth_direction(camera.project, ground_mm)
 
 
 def patch_geometry(camera: TableCamera, box: Box, *, diameter_mm: float, spec: PatchSpec) -> StackPatch:
-    """The transform of a box's patch: the box's centre to the patch's, the stack's growth direction up, a chip's
-    diameter to `spec.diameter_px`."""
-    centre = np.array([(box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0])
-    ground = camera.to_plane(centre[None, :], z=0.0)[0]
+    """The transform of a box's patch (`core.stack_patch.patch_matrix`) on a calibration's camera."""
+    centre = ((box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0)
+    ground = camera.to_plane(np.array([centre]), z=0.0)[0]
     ground_mm = (float(ground[0]), float(ground[1]))
-    up = growth_direction(camera, ground_mm)
-    scale = spec.diameter_px / max(diameter_px(camera, ground_mm, diameter_mm=diameter_mm), 1e-6)
-    # rows: patch x along `up` turned a quarter clockwise on screen, patch y against `up`
-    rotation = np.array([[-up[1], up[0]], [-up[0], -up[1]]]) * scale
-    offset = np.array([spec.width / 2.0, spec.height / 2.0]) - rotation @ centre
-    return StackPatch(np.hstack([rotation, offset[:, None]]), ground_mm, scale)
+    matrix, scale = stack_patch.patch_matrix(camera.project, centre, ground_mm, diameter_mm=diameter_mm, spec=spec)
+    return StackPatch(matrix, ground_mm, scale)
 
 
 def cut_patch(image: Image, geometry: StackPatch, *, spec: PatchSpec) -> Image:
