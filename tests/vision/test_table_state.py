@@ -209,3 +209,26 @@ def test_same_place_readings_pairs_a_box_moved_a_pixel_with_its_last_reading() -
     moved, far = (101.0, 100.0, 141.0, 151.0), (300.0, 100.0, 340.0, 150.0)
     assert same_place_readings([moved, far], last) == [before, None]
     assert same_place_readings([moved], []) == [None]
+
+
+class FlippingDetector(TruthDetector):
+    """The truth boxes, with the first chip's box called a hand from the second call on (a stack seen as a hand)."""
+
+    def detect(self, frame: Image) -> Detections:
+        truth = super().detect(frame)
+        if self.calls > 1:
+            first = int(np.flatnonzero(truth.class_id == DetectorClass.CHIP.value)[0])
+            truth.class_id[first] = DetectorClass.HAND.value
+        return truth
+
+
+def test_a_stack_called_a_hand_where_nothing_moved_is_no_hand(
+        rendered: tuple[np.ndarray, list[ObjectTruth], Camera]) -> None:
+    image, objects, camera = rendered
+    builder = TableStateBuilder(FlippingDetector(objects), LAYOUT, calibration_of(camera), CHIPSET, None, None)
+    assert len(builder.build(image, 0, 0.0).chips) == 3
+    state = builder.build(image.copy(), 1, 1.0)
+    assert state.hands == () and len(state.chips) == 2
+    changed = image.copy()
+    changed[:, :] = 255 - changed  # something came in: the pixels there are new
+    assert len(builder.build(changed, 2, 2.0).hands) == 1

@@ -4,7 +4,8 @@ Per frame: the detector's boxes; each face-up card read by the card reader; each
 recogniser (denominations bottom to top, count from the stack's geometry); positions in table mm through the
 calibration (a stack's foot from its fitted cylinder, a card's centre, a hand's middle: its box's centre moved a
 quarter of the way to the edge nearest the table centre) and the layout zone there; of two chip boxes on one
-stack (their feet under half a chip apart) only the detector's surer one (`one_box_per_stack`); tracker ids from
+stack (their feet under half a chip apart) only the detector's surer one (`one_box_per_stack`); no hand where a
+stack, card or button was seen clear of hands with the same pixels as now (`StillScene`); tracker ids from
 `TableTracker`; the button's seat (the nearest seat). Without a calibration (or layout) positions, zones and chip
 counts are left unknown.
 """
@@ -28,11 +29,11 @@ from floorman.vision.chips import ChipReading, ChipRecogniser, StackEvidence
 from floorman.vision.chips_geometry import Box, TableCamera
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Detector, Image, box_iou
+from floorman.vision.still_scene import StillScene, same_pixels
 from floorman.vision.tracking import TableTracker
 
 logger = logging.getLogger(__name__)
 
-_SAME_CROP = 3.0  # mean absolute difference (8-bit levels) under which a chip's pixels count as unchanged
 _SAME_PLACE_IOU = 0.6  # a chip box overlapping one of the previous frame this much is the same stack (moved a pixel)
 # Two chip boxes whose stacks' feet lie closer than this share of a chip's diameter are one stack seen twice (two
 # stacks standing apart are a diameter apart, touching ones too): the detector's surer box is kept. Measured on
@@ -108,6 +109,7 @@ class TableStateBuilder:
         self._chip_cache: dict[tuple[int, int, int, int], tuple[Image, ChipReading, StackEvidence]] = {}
         self._card_cache: dict[tuple[int, int, int, int], tuple[Image, CardIdentity]] = {}
         self._card_seen: dict[tuple[int, int, int, int], tuple[Image, CardIdentity]] = {}
+        self.still = StillScene()
 
     def build(self, frame_bgr: Image, frame_no: int, t: float) -> TableState:
         started = time.perf_counter()
@@ -120,6 +122,8 @@ class TableStateBuilder:
                    timings: dict[str, float] | None = None) -> TableState:
         """The state from given detections (the detector's, or truth boxes in a benchmark)."""
         started = time.perf_counter()
+        detections = self.still.without_still_hands(frame_bgr, detections, hand_class=self._class.get("hand", -1),
+                                                    t=t)
         chip_class = self._class.get("chip", -1)
         readings = self._read_chips(frame_bgr, detections, chip_class)
         detections = self._placed(detections, readings)
@@ -156,7 +160,7 @@ class TableStateBuilder:
         key = (round(box[0]), round(box[1]), round(box[2]), round(box[3]))
         crop = image[max(0, key[1]):max(0, key[3]), max(0, key[0]):max(0, key[2])]
         previous = self._card_cache.get(key)
-        if previous is not None and _same_pixels(previous[0], crop):
+        if previous is not None and same_pixels(previous[0], crop):
             identity = previous[1]
         else:
             identity = reader(image, box)
@@ -165,8 +169,8 @@ class TableStateBuilder:
 
     def _read_chips(self, image: Image, detections: Detections, chip_class: int) -> dict[int, ChipReading]:
         """Chip readings by detection index. A box where the previous frame had the same box (to the pixel) over
-        the same pixels (mean difference under _SAME_CROP levels) keeps that frame's reading: a stack at rest is
-        read once. The others are read together, with the evidence of those at rest (`ChipRecogniser.read_frame`:
+        the same pixels (`still_scene.same_pixels`) keeps that frame's reading: a stack at rest is read once. The
+        others are read together, with the evidence of those at rest (`ChipRecogniser.read_frame`:
         the frame's stacks tell an assumed camera's height), each given the previous frame's reading of the box it
         overlaps most (IoU >= _SAME_PLACE_IOU) as its `previous`: a box moved by a pixel keeps its count where the
         evidence leaves it open."""
@@ -178,7 +182,7 @@ class TableStateBuilder:
             key = (round(box[0]), round(box[1]), round(box[2]), round(box[3]))
             crop = image[max(0, key[1]):max(0, key[3]), max(0, key[0]):max(0, key[2])]
             previous = self._chip_cache.get(key)
-            if previous is not None and _same_pixels(previous[0], crop):
+            if previous is not None and same_pixels(previous[0], crop):
                 readings[i] = previous[1]
                 cache[key] = (crop.copy(), previous[1], previous[2])
             else:
@@ -265,12 +269,6 @@ def one_box_per_stack(detections: Detections, readings: dict[int, ChipReading], 
     keep = [i for i in range(len(detections)) if i not in dropped]
     logger.debug("%d chip boxes on stacks boxed twice dropped", len(dropped))
     return detections[keep], {new: readings[old] for new, old in enumerate(keep) if old in readings}
-
-
-def _same_pixels(before: Image, now: Image) -> bool:
-    """Whether two crops are the same object at rest: same size, mean difference under _SAME_CROP levels."""
-    return bool(before.shape == now.shape and now.size
-                and float(np.abs(before.astype(np.int16) - now).mean()) < _SAME_CROP)
 
 
 def _chips(detections: Detections, i: int, reading: ChipReading, *, zone: str | None) -> SeenChips:
