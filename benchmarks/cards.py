@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/cards.py templates [--out src/floorman/vision/data/card_index_templates.npz]
     .venv/bin/python benchmarks/cards.py measure --data DIR [DIR ...] [--limit N] [--true-corners] [--classical]
-        [--detector detector_int8.onnx] [--thresholds]
+        [--detector detector_int8.onnx] [--thresholds] [--min-width 40] [--max-width W]
 
 `templates` renders the corner index of all 52 cards of every simulator deck design at several scales (exact,
 with small outline jitter as a detector's outline would have, and with camera faults: blur, motion blur,
@@ -17,6 +17,7 @@ as with a keypoint detector); with --classical it runs the index matcher alone (
 each card is read from the detector's card_face box best overlapping it (IoU >= 0.5), end to end: a card the
 detector misses counts as unread. With --thresholds it also prints, for confidence thresholds around
 `MIN_CONFIDENCE`, how many wrong readings a threshold would accept and how many right ones it would refuse.
+`--min-width` / `--max-width` read other card widths (the cards of a 1280x720 video are 20-35 px wide).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ MIN_WIDTH_PX = 40.0
 CARD_FACE = 0  # DetectorClass.CARD_FACE
 BUCKETS = (("< 60 px", 0.0, 60.0), ("60-120 px", 60.0, 120.0), ("> 120 px", 120.0, float("inf")))
 COVER_BUCKETS = (("0-10 % cov", 0.9, 1.01), ("10-30% cov", 0.0, 0.9))
-THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7)
+THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9)
 
 
 def _face_on_table(face_bgra: np.ndarray, *, pad: int) -> np.ndarray:
@@ -199,16 +200,17 @@ def detected_box(detections: Detections, truth_box: np.ndarray) -> np.ndarray | 
 
 
 def measure(data: list[Path], *, limit: int | None, seed: int, true_corners: bool,
-            classical: bool = False, detector: OnnxDetector | None = None) -> dict[str, Tally]:
+            classical: bool = False, detector: OnnxDetector | None = None,
+            widths: tuple[float, float] = (MIN_WIDTH_PX, float("inf"))) -> dict[str, Tally]:
     """Tallies overall, per width bucket and per covered share; with `true_corners` the recogniser gets the
     card's true outline instead of its box (the reading alone, as with a keypoint detector); with `classical`
     the index matcher reads alone; with a `detector` the box is its card_face detection (end to end: a card the
-    detector misses counts as unread)."""
+    detector misses counts as unread). Only cards `widths[0]` to `widths[1]` px wide are read."""
     rng = np.random.default_rng(seed)
     tallies = {name: Tally() for name, _, _ in (("all", 0, 0), *BUCKETS, *COVER_BUCKETS)}
     images: dict[Path, np.ndarray] = {}
     found: Detections | None = None
-    cards = [(p, o) for d in data for p, o in _cards(d) if _card_width(o) >= MIN_WIDTH_PX][:limit]
+    cards = [(p, o) for d in data for p, o in _cards(d) if widths[0] <= _card_width(o) < widths[1]][:limit]
     for path, obj in cards:
         if path not in images:
             images = {path: cv2.imread(str(path), cv2.IMREAD_COLOR)}
@@ -257,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--show-misses", action="store_true")
     run.add_argument("--detector", type=Path, help="ONNX detector: read each card from its detection (end to end)")
     run.add_argument("--thresholds", action="store_true", help="wrong accepted / right refused by threshold")
+    run.add_argument("--min-width", type=float, default=MIN_WIDTH_PX, help="narrowest card read (px, default 40)")
+    run.add_argument("--max-width", type=float, default=float("inf"), help="cards this wide or wider are left out")
     args = parser.parse_args(argv)
     if args.command == "templates":
         templates = build_templates(np.random.default_rng(20261129))
@@ -266,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     detector = None if args.detector is None else OnnxDetector(OnnxDetectorConfig(model=args.detector))
     tallies = measure(args.data, limit=args.limit, seed=args.seed, true_corners=args.true_corners,
-                      classical=args.classical, detector=detector)
+                      classical=args.classical, detector=detector, widths=(args.min_width, args.max_width))
     sys.stdout.write("| width      | cards | accuracy | unread | precision | ms/card |\n")
     sys.stdout.write("|------------|-------|----------|--------|-----------|---------|\n")
     for name, tally in tallies.items():
