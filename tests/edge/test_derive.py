@@ -181,22 +181,6 @@ def test_a_card_takes_the_identity_most_of_its_readings_back(deriver: EventDeriv
     assert [z["face_up"] for z in of(events, "zone_cards")] == [("5C",)]
 
 
-def test_a_card_read_unsure_is_dealt_unread(deriver: EventDeriver) -> None:
-    """A board card read only as 4D at 0.5 (a 6D, too small in the frame to read surely): dealt face up, unread;
-    once a reading is sure the card has its identity."""
-    scene = Scene(cards={1: card("deck", track=1, count=40, at=centre("deck"))})
-    run(deriver, scene.frames(5))
-    scene.cards[8] = card("board", track=8, face_up=True, identity="4D", sure=0.5, at=centre("board"))
-    events = run(deriver, scene.frames(10))
-    assert [(e["face_up"], e["card"]) for e in of(events, "card_dealt")] == [(True, None)]
-    assert of(events, "zone_cards")[0]["face_up"] == ()
-    lenient = EventDeriver(LAYOUT, table_id="t1", camera_id="c1", config=DeriveConfig(card_sure=0.0))
-    scene.cards.pop(8)
-    run(lenient, scene.frames(5))
-    scene.cards[8] = card("board", track=8, face_up=True, identity="4D", sure=0.5, at=centre("board"))
-    assert [e["card"] for e in of(run(lenient, scene.frames(10)), "card_dealt")] == ["4D"]
-
-
 def test_the_button_moves_only_when_it_settles(deriver: EventDeriver) -> None:
     def button_at(seat: int) -> SeenButton:
         x, y = LAYOUT.seat(seat).position

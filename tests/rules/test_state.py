@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from floorman.core.events import EventBase, ZoneCards
+from floorman.core.events import EventBase
 from floorman.rules.rulebook import load_rulebook
 from floorman.rules.state import HandAction, HandState, Street
 from tests.rules.factories import Stream
@@ -171,12 +171,3 @@ def test_hole_cards_are_a_fold_only_once_in_the_muck() -> None:
     assert state.seats_in_hand == (1, 2, 3, 4) and state.actor == 4 and not state.lifted
     feed(state, stream.fold(4))
     assert state.seats_in_hand == (1, 2, 3) and state.log[-1].kind == "fold" and state.last_folder == 4
-
-
-def test_hole_cards_turned_up_but_unread_are_still_on_the_table() -> None:
-    """Hole cards shown face up that the camera cannot read (`face_up_unread`) are cards in the zone: no lift."""
-    state, stream = four_handed()
-    feed(state, stream.lift(4, hold=2.0)[:1])
-    assert 4 in state.lifted
-    feed(state, [ZoneCards(**stream._common(), zone="hole_4", seat=4, face_up_unread=2)])
-    assert not state.lifted and state.seats_in_hand == (1, 2, 3, 4)

@@ -48,14 +48,7 @@ class ZoneCards(EventBase):
     seat: int | None = Field(default=None, ge=1, le=10, description="Seat owning the zone, if any.")
     face_up: tuple[str, ...] = Field(default=(), description="Face-up cards, canonical strings ('10H').")
     face_down: int = Field(default=0, ge=0, description="Number of face-down cards.")
-    face_up_unread: int = Field(default=0, ge=0, description="Face-up cards the camera could not read surely (their "
-                                "identities are not in face_up).")
     confidence: float = Field(default=1.0, ge=0, le=1, description="Confidence of the reading.")
-
-    @property
-    def cards(self) -> int:
-        """How many cards lie in the zone, read or not."""
-        return len(self.face_up) + self.face_up_unread + self.face_down
 
     @field_validator("face_up")
     @classmethod

@@ -83,12 +83,6 @@ class DeriveConfig(BaseModel):
                                  "(or in it) rests on the stub: the hand holding the deck covers it from behind.")
     tap_min_s: float = Field(default=0.2, ge=0, description="A player's hand resting this long on its own hole "
                              "cards and leaving the table with nothing of the seat changed is a tap.")
-    card_sure: float = Field(
-        default=0.7, ge=0, le=1, description="A face-up card's identity comes only from readings at least this "
-        "confident; a card read less sure is published unread (card null). From video at 1280x720 (cards 20-40 px "
-        "wide) the card reader's confidence means less than on photographs: on the dev videos (clean_hand_01, "
-        "rabbit_hunt_01) every reading from 0.7 up was right and a third of those under it wrong (0: every reading "
-        "counts).")
     tap_sure: float = Field(default=0.8, ge=0, le=1, description="A change of a seat's chips read less sure than this "
                             "(a zone_chips or rail crossing of lower confidence; a push always counts) does not keep a "
                             "hand resting on its cards from being a tap, which carries that doubt: from video a stack "

@@ -28,7 +28,7 @@ from floorman.edge.derive import DeriveConfig, Emitter, zone_seat
 from floorman.edge.derive_hands import ButtonDeriver, HandDeriver, ZoneDeriver, distance_to_zone
 from floorman.edge.derive_track import Track
 
-CardContent = tuple[tuple[str, ...], int, int]  # face-up identities, face-down count, face-up cards not read surely
+CardContent = tuple[tuple[str, ...], int]
 _KINDS = (ZoneKind.HOLE, ZoneKind.BOARD, ZoneKind.MUCK, ZoneKind.DECK)
 FROM_DECK = "from_deck"
 PLACED = "placed"
@@ -146,21 +146,19 @@ class CardDeriver(ZoneDeriver[CardContent]):
             del self._votes[gone]
         for track in current:
             seen = track.seen
-            if (isinstance(seen, SeenCard) and seen.face_up and seen.identity is not None
-                    and seen.identity_confidence >= self.config.card_sure):
+            if isinstance(seen, SeenCard) and seen.face_up and seen.identity is not None:
                 votes = self._votes.setdefault(track.id, {})
                 votes[seen.identity] = votes.get(seen.identity, 0.0) + max(seen.identity_confidence, 1e-3)
 
     def identity(self, track: Track) -> str | None:
         """A face-up card's identity: the one its readings so far back most (a card is read again in each frame; a
-        hand's shadow or a blur misreads some frames, not most), of those at least `card_sure`. None for a face-down
-        card or one never read that sure."""
+        hand's shadow or a blur misreads some frames, not most). None for a face-down card or one never read."""
         seen = track.seen
         if not isinstance(seen, SeenCard) or not seen.face_up:
             return None
         votes = self._votes.get(track.id)
         if not votes:
-            return seen.identity if seen.identity_confidence >= self.config.card_sure else None
+            return seen.identity
         return max(votes.items(), key=lambda item: (item[1], item[0] == seen.identity))[0]
 
     def _absorb(self, ended: list[Track]) -> int:
@@ -229,8 +227,8 @@ class CardDeriver(ZoneDeriver[CardContent]):
         return settle is not None and _count(settle.committed) > 0
 
     def _content(self, zone: str, tracks: list[Track]) -> CardContent:
-        face_up, face_down, unread = _content(tracks, identity=self.identity)
-        return (face_up, face_down + self.absorbed if zone == "muck" else face_down, unread)
+        face_up, face_down = _content(tracks, identity=self.identity)
+        return (face_up, face_down + self.absorbed) if zone == "muck" else (face_up, face_down)
 
     def _doubles(self, track: Track, current: list[Track]) -> bool:
         """Whether a new track is a second box on a placed card seen now (a card partly covered by a hand is read as
@@ -299,22 +297,21 @@ class CardDeriver(ZoneDeriver[CardContent]):
             track.marks.add(PLACED)
         self._members[zone] = {track.id for track in tracks}
         if announce:
-            face_up, face_down, unread = self._content(zone, tracks)
+            face_up, face_down = self._content(zone, tracks)
             confidence = min((t.seen.confidence for t in tracks), default=1.0)
             self.out.emit(ZoneCards, zone=zone, seat=seat, face_up=face_up, face_down=face_down,
-                          face_up_unread=unread, confidence=max(0.0, min(1.0, confidence)))
+                          confidence=max(0.0, min(1.0, confidence)))
         return dealt
 
 
 def _count(content: CardContent | None) -> int:
-    return 0 if content is None else len(content[0]) + content[1] + content[2]
+    return 0 if content is None else len(content[0]) + content[1]
 
 
 def _content(tracks: list[Track], *, identity: Callable[[Track], str | None]) -> CardContent:
-    """Face-up identities in the order the cards arrived (the board in dealing order), face-down count, face-up cards
-    not read surely."""
+    """Face-up identities in the order the cards arrived (the board in dealing order), face-down count."""
     up: list[str] = []
-    down = unread = 0
+    down = 0
     for track in sorted(tracks, key=lambda t: (t.first_t, t.id)):
         seen = track.seen
         if not isinstance(seen, SeenCard):
@@ -322,8 +319,6 @@ def _content(tracks: list[Track], *, identity: Callable[[Track], str | None]) ->
         card = identity(track) if seen.face_up else None
         if card is not None:
             up.append(card)
-        elif seen.face_up:
-            unread += 1
-        else:
+        elif not seen.face_up:
             down += seen.count
-    return tuple(up), down, unread
+    return tuple(up), down

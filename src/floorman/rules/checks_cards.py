@@ -161,7 +161,7 @@ class HoleCardsCheck(Check):
         found: list[Finding] = []
         for seat in [s for s in self._lifted if s not in lifted_now]:
             lifted = self._lifted.pop(seat)
-            back = isinstance(event, ZoneCards) and event.seat == seat and event.cards > 0
+            back = isinstance(event, ZoneCards) and event.seat == seat and (event.face_down or event.face_up)
             if back:
                 found += self.verify_hole_cards(seat, lifted=lifted, event=event, view=view, back=True)
         for seat, (seq, t, frame) in lifted_now.items():
@@ -204,7 +204,7 @@ class AllInRevealCheck(Check):
             self._hand, self._shown = state.hand, {}
         if isinstance(event, ZoneCards):
             if event.zone.startswith("hole_") and event.seat is not None:
-                self._shown[event.seat] = bool(event.face_up or event.face_up_unread) and event.face_down == 0
+                self._shown[event.seat] = bool(event.face_up) and event.face_down == 0
             return []
         assert isinstance(event, CardDealt)
         if event.to_zone != "board" or not can_run_out(view):

@@ -400,7 +400,7 @@ class HandState:
         seat = event.seat
         if not event.zone.startswith("hole_") or seat is None or self.street is Street.WAITING:
             return []
-        if event.cards:
+        if event.face_down or event.face_up:
             self.lifted.pop(seat, None)
             return []
         state = self._seats.get(seat)
