@@ -6,13 +6,27 @@ import argparse
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING
 
 from floorman import __version__
 from floorman.core.errors import FloormanError
 
+if TYPE_CHECKING:
+    from floorman.models.chips_data import ChipBoxes
+
 logger = logging.getLogger(__name__)
 
 Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
+
+
+def _detector_chip_boxes() -> ChipBoxes:
+    """The shipped detector's chip boxes of a frame, with `benchmarks/chips.py`'s settings, for `floorman models
+    train-chips --detector-boxes` (the models package may not import vision: the boxes are passed in here)."""
+    from floorman.vision.detect_cli import default_model
+    from floorman.vision.detector import OnnxDetectorConfig, class_boxes, create_detector
+
+    return class_boxes(create_detector(OnnxDetectorConfig(model=default_model())), "chip")
 
 
 def _registrars() -> list[Registrar]:
@@ -24,8 +38,8 @@ def _registrars() -> list[Registrar]:
     from floorman.vision.cli import register as register_vision
     from floorman.vision.detect_cli import register as register_detect
 
-    return [register_datasets, register_models, register_vision, register_detect, register_rules, register_edge,
-            register_demo]
+    return [register_datasets, partial(register_models, chip_boxes=_detector_chip_boxes), register_vision,
+            register_detect, register_rules, register_edge, register_demo]
 
 
 def build_parser() -> argparse.ArgumentParser:

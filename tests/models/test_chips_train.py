@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from floorman.cli import main
+from floorman.core.errors import ConfigError
 from floorman.core.stack_patch import PatchSpec
 from floorman.datasets.camera import Camera
 from floorman.models import chips_data
+from floorman.models import cli as models_cli
 from floorman.models.chips_data import build_cache, frame_samples, jittered, load_cache, patch_matrix
 from floorman.vision.chips_cnn import ChipOffsetNet
+from floorman.vision.detections import Detections
+from floorman.vision.detector import class_boxes
 
 torch = pytest.importorskip("torch")
 chips_train = pytest.importorskip("floorman.models.chips_train")
@@ -77,6 +83,54 @@ def test_a_trained_net_exports_to_a_model_the_reader_loads(tmp_path: Path) -> No
     np.testing.assert_allclose([r.offset for r in readings], out[:, 0] * chips_train.OFFSET_UNIT, rtol=1e-3,
                                atol=1e-3)
     assert all(r.sigma > 0 for r in readings)
+
+
+@pytest.mark.train
+def test_train_chips_cuts_patches_on_the_detectors_boxes_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`floorman models train-chips --detector-boxes`: the `floorman` command passes the shipped detector in (models
+    may not import vision), and each stack it finds gets a patch on its box too, cached apart."""
+    for module in (chips_data, chips_train):
+        monkeypatch.setattr(module, "CHUNK", 2)
+    args = ["models", "train-chips", "--seed", str(SEED), "--frames", "4", "--val-frames", "2", "--steps", "2",
+            "--cache", str(tmp_path), "--out", str(tmp_path / "net.onnx")]
+    assert main([*args, "--detector-boxes"]) == 0
+    paths = sorted(tmp_path.glob("chunk_*.npz"))
+    assert [p.name for p in paths] == [f"chunk_{SEED}_0_detector.npz", f"chunk_{SEED}_2_detector.npz"]
+    samples = load_cache(paths, spec=PatchSpec())
+    assert set(samples.kind.tolist()) == {0, 1, 2}
+    # a detector box is matched to a stack (IoU >= 0.5): about as many as the stacks, its offset the stack's
+    assert (samples.kind == 2).sum() >= 0.5 * (samples.kind == 0).sum()
+    assert (samples.count[samples.kind == 2] >= 1).all()
+    assert ChipOffsetNet(tmp_path / "net.onnx").spec.encode() == PatchSpec().encode()
+    assert main(args) == 0  # without the flag: the plain chunks, rendered apart
+    assert {p.name for p in tmp_path.glob("chunk_*.npz")} >= {f"chunk_{SEED}_0.npz", f"chunk_{SEED}_2.npz"}
+
+
+def test_detector_boxes_need_the_detector_passed_in(tmp_path: Path) -> None:
+    parser = argparse.ArgumentParser()
+    models_cli.register(parser.add_subparsers())  # as registered without the `floorman` command's detector
+    args = parser.parse_args(["models", "train-chips", "--detector-boxes", "--cache", str(tmp_path)])
+    with pytest.raises(ConfigError, match="--detector-boxes needs a detector"):
+        args.handler(args)
+
+
+class _Detector:
+    def __init__(self) -> None:
+        self.names = {0: "card_face", 2: "chip"}
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        assert frame.shape == (4, 4, 3)
+        return Detections(xyxy=np.array([[0, 0, 10, 10], [5, 5, 20, 30], [1, 2, 3, 4]], dtype=np.float32),
+                          confidence=np.ones(3, dtype=np.float32), class_id=np.array([2, 0, 2]))
+
+
+def test_class_boxes_keep_the_named_class_only() -> None:
+    detector = _Detector()
+    boxes = class_boxes(detector, "chip")(np.zeros((4, 4, 3), np.uint8))
+    np.testing.assert_array_equal(boxes, [[0, 0, 10, 10], [1, 2, 3, 4]])
+    assert boxes.dtype == np.float64
+    with pytest.raises(ConfigError, match="expected a class 'hand'"):
+        class_boxes(detector, "hand")
 
 
 @pytest.mark.parametrize("tilt", [0.0, 25.0, 45.0])

@@ -10,8 +10,8 @@ are (JITTERS of them, each side off by a normal spread of JITTER_SHARE of the bo
 targets: the top disc's offset over the base along the patch's up direction (patch px) for the object's true chip
 count and base, and the base's position in the patch.
 
-Patches are cached on disk in chunks of CHUNK frames (`chunk_SEED_START.npz`), so a build resumes and training
-reads them back without rendering again.
+Patches are cached on disk in chunks of CHUNK frames (`chunk_SEED_START.npz`; `chunk_SEED_START_detector.npz` with
+a detector's boxes too), so a build resumes and training reads them back without rendering again.
 """
 
 from __future__ import annotations
@@ -164,11 +164,13 @@ def frame_samples(seed: int, index: int, *, spec: PatchSpec, chip_boxes: ChipBox
 
 def build_cache(cache: Path, *, seed: int, frames: int, spec: PatchSpec,
                 chip_boxes: ChipBoxes | None = None) -> list[Path]:
-    """Render frames 0..frames-1 of `seed` into chunk files under `cache` (kept ones reused); their paths."""
+    """Render frames 0..frames-1 of `seed` into chunk files under `cache` (kept ones reused), in frame order; their
+    paths. Chunks cut on `chip_boxes` too are named apart (`_detector`), so neither kind is taken for the other."""
     cache.mkdir(parents=True, exist_ok=True)
     paths = []
+    suffix = "" if chip_boxes is None else "_detector"
     for start in range(0, frames, CHUNK):
-        path = cache / f"chunk_{seed}_{start}.npz"
+        path = cache / f"chunk_{seed}_{start}{suffix}.npz"
         paths.append(path)
         if path.is_file():
             continue

@@ -196,15 +196,14 @@ def export_onnx(net: OffsetNet, path: Path, *, spec: PatchSpec) -> Path:
 
 def train_chips(config: ChipTrainConfig, *, chip_boxes: ChipBoxes | None = None) -> tuple[Path, float]:
     """Render (or reuse) the patch cache, train, report the held-out median offset error, export the ONNX model
-    (`chip_boxes`: a detector's boxes of a frame, for patches on them too; none in the shipped recipe)."""
+    (`chip_boxes`: a detector's boxes of a frame, for patches on them too: `train-chips --detector-boxes`)."""
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.train_seed)
     spec = PatchSpec()
     paths = build_cache(config.cache, seed=config.seed, frames=config.frames, spec=spec, chip_boxes=chip_boxes)
-    first_val = config.frames - config.val_frames
-    val_paths = [p for p in paths if int(p.stem.rsplit("_", 1)[1]) >= first_val]
-    train = load_cache([p for p in paths if p not in val_paths], spec=spec)
-    val = load_cache(val_paths, spec=spec)
+    first_val = (config.frames - config.val_frames) // CHUNK  # the chunks come in frame order
+    train = load_cache(paths[:first_val], spec=spec)
+    val = load_cache(paths[first_val:], spec=spec)
     logger.info("training on %d patches, validating on %d", len(train), len(val))
     net = OffsetNet(spec)
     steps = fit(net, train, config=config, spec=spec)

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from floorman.core.errors import ConfigError
 from floorman.datasets.render_cli import parse_size
 from floorman.models.registry import WEIGHTS_DIR, model_info
 from floorman.models.train import RenderSpec, TrainConfig, train_detector
+
+if TYPE_CHECKING:
+    from floorman.models.chips_data import ChipBoxes
+
+# Makes the chip boxes of a frame as a detector finds them (`train-chips --detector-boxes`). Models may not import
+# vision, so the `floorman` command passes it in at registration.
+ChipBoxesFactory = Callable[[], "ChipBoxes"]
 
 
 def _levels(text: str) -> tuple[int, ...]:
@@ -22,13 +32,15 @@ def _levels(text: str) -> tuple[int, ...]:
     return levels
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], *,
+             chip_boxes: ChipBoxesFactory | None = None) -> None:
+    """Add `floorman models ...` (`chip_boxes`: the detector `train-chips --detector-boxes` cuts patches on)."""
     parser = subparsers.add_parser("models", help="train and export the object detector")
     sub = parser.add_subparsers(dest="models_command", metavar="SUBCOMMAND", required=True)
     _register_train(sub)
     _register_export(sub)
     _register_train_cards(sub)
-    _register_train_chips(sub)
+    _register_train_chips(sub, chip_boxes=chip_boxes)
     info = sub.add_parser("info", help="print what an exported ONNX detector declares")
     info.add_argument("model", type=Path, help="ONNX file")
     info.set_defaults(handler=run_info)
@@ -127,7 +139,8 @@ def _register_train_cards(sub: argparse._SubParsersAction[argparse.ArgumentParse
     cards.set_defaults(handler=run_train_cards)
 
 
-def _register_train_chips(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _register_train_chips(sub: argparse._SubParsersAction[argparse.ArgumentParser], *,
+                          chip_boxes: ChipBoxesFactory | None) -> None:
     # The chip offset net's recipe (models/chips_train.py; torch is imported only when it runs).
     chips = sub.add_parser("train-chips", help="train the chip stacks' offset net on rendered stacks and export it "
                            "to ONNX", description="Render frames of mixed sizes (cached in chunks under --cache), cut "
@@ -142,7 +155,10 @@ def _register_train_chips(sub: argparse._SubParsersAction[argparse.ArgumentParse
     chips.add_argument("--steps", type=int, help="train this many steps instead of --minutes (reproducible)")
     chips.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     chips.add_argument("--out", type=Path, help="ONNX output (default: the shipped vision/data/chip_offsets.onnx)")
-    chips.set_defaults(handler=run_train_chips)
+    chips.add_argument("--detector-boxes", action="store_true", help="also cut each stack's patch on the shipped "
+                       "detector's chip box matched to it (IoU >= 0.5), as `benchmarks/chips.py` gets its detector "
+                       "boxes; cached apart (chunk_SEED_START_detector.npz)")
+    chips.set_defaults(handler=partial(run_train_chips, chip_boxes=chip_boxes))
 
 
 def _share(text: str) -> float:
@@ -181,12 +197,15 @@ def run_train_cards(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_train_chips(args: argparse.Namespace) -> int:
+def run_train_chips(args: argparse.Namespace, *, chip_boxes: ChipBoxesFactory | None = None) -> int:
     from floorman.models.chips_train import DEFAULT_OUT, ChipTrainConfig, train_chips
 
+    if args.detector_boxes and chip_boxes is None:
+        raise ConfigError("--detector-boxes needs a detector, which the `floorman` command passes in (models may "
+                          "not import vision): none was given", field="--detector-boxes")
     config = ChipTrainConfig(cache=args.cache, seed=args.seed, frames=args.frames, val_frames=args.val_frames,
                              minutes=args.minutes, steps=args.steps, threads=args.threads, out=args.out or DEFAULT_OUT)
-    path, error = train_chips(config)
+    path, error = train_chips(config, chip_boxes=chip_boxes() if args.detector_boxes and chip_boxes else None)
     sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB); held-out median offset error "
                      f"{error:.2f} patch px\n")
     return 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import importlib
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
@@ -401,3 +402,18 @@ def create_detector(config: DetectorConfig) -> Detector:
         raise ConfigError(f"expected a detector type in {sorted(DETECTOR_TYPES)}, got {config.type!r}",
                           field="type")
     return backend(config)
+
+
+def class_boxes(detector: Detector, name: str) -> Callable[[Image], npt.NDArray[np.float64]]:
+    """A frame's boxes (N, 4) xyxy of class `name` as `detector` finds them (the chip recipe's detector boxes,
+    `floorman models train-chips --detector-boxes`)."""
+    ids = [i for i, label in detector.names.items() if label == name]
+    if not ids:
+        raise ConfigError(f"expected a class {name!r} among the detector's, got {sorted(detector.names.values())}",
+                          field="names")
+
+    def boxes(frame: Image) -> npt.NDArray[np.float64]:
+        found = detector.detect(frame)
+        return np.asarray(found.xyxy[np.isin(found.class_id, ids)], dtype=np.float64).reshape(-1, 4)
+
+    return boxes
