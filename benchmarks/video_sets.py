@@ -2,7 +2,7 @@
 events from the edge's vision on each video and score them against the truth.
 
     .venv/bin/python benchmarks/video_sets.py [--sets held_out,A,B,C] [--cache runs/video_sets]
-                                              [--measured-height] [--model M] [--events]
+                                              [--measured-height] [--model M] [--events] [--hands]
 
 Each set is a list of bundled scenarios rendered at one frame size, with their own camera or one set for the whole
 set (`SETS`: the sets the README's from-video figures are given for; `--sets all` runs every one). A scenario is
@@ -13,8 +13,10 @@ detector, calibration and vision code are the same, so a second run re-scores th
 `--measured-height` calibrates with the camera's height above the felt as an installer measures it with a tape
 (`floorman calibrate --camera-height`; the scenario camera's own height), into a calibration file of its own.
 Printed per set: alerts expected and met, alerts raised that were not expected (false), and the pushes, dealt cards
-and taps derived, matched within the tolerance, against the truth (recall and precision). Rendering and the vision
-take minutes per scenario at 1280x720 on the 2-core machine, tens of minutes at 3840x2160.
+and taps derived, matched within the tolerance, against the truth (recall and precision). With `--hands`, a second
+table: the vision's hand boxes, those on no rendered hand (IoU < 0.3 with each of the frame's), and the rendered
+hands no box found (IoU >= 0.3), from the stored states. Rendering and the vision take minutes per scenario at
+1280x720 on the 2-core machine, tens of minutes at 3840x2160.
 """
 
 from __future__ import annotations
@@ -27,12 +29,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 from floorman.cli import main as floorman
 from floorman.datasets.scenario import load_scenario, resolve_scenario_path
 from floorman.datasets.timeline import scenario_camera
+from floorman.datasets.truth import FRAMES_FILE, read_frames
 from floorman.evaluation.derivation import ScenarioScore, TypeScore, evaluate_scenario
+from floorman.evaluation.states import read_states_as_made
+from floorman.vision.detector import box_iou
 
 # A 4K camera 1.7 m up and 0.9 m behind the table's centre, looking at it (~28 degrees from vertical): the README's
 # "Where to put the camera".
@@ -88,6 +94,30 @@ class SetScore:
             self.events.setdefault(kind, TypeScore()).add(score.events.get(kind, TypeScore()))
 
 
+@dataclass
+class HandScore:
+    boxes: int = 0  # the vision's hand boxes
+    false: int = 0  # on no rendered hand
+    rendered: int = 0  # rendered hands
+    missed: int = 0  # rendered hands no box found
+
+    def add(self, folder: Path, states: str, *, min_iou: float = 0.3) -> None:
+        """Count the hands of the scenario's stored states against its truth frames."""
+        truth = {f.frame: [o.box for o in f.objects if o.cls == "hand"] for f in read_frames(folder / FRAMES_FILE)}
+        for state in read_states_as_made(folder / states):
+            seen = np.array([h.box for h in state.hands], dtype=np.float32).reshape(-1, 4)
+            shown = np.array(truth.get(state.frame, []), dtype=np.float32).reshape(-1, 4)
+            self.boxes += len(seen)
+            self.rendered += len(shown)
+            if not len(shown) or not len(seen):
+                self.false += len(seen)
+                self.missed += len(shown)
+                continue
+            overlaps = np.stack([box_iou(box, shown)[0] for box in seen])  # seen x shown
+            self.false += int((overlaps.max(axis=1) < min_iou).sum())
+            self.missed += int((overlaps.max(axis=0) < min_iou).sum())
+
+
 def rendered(name: str, video_set: VideoSet, cache: Path) -> Path:
     """The scenario's folder in the cache, rendered first if its video is not there."""
     width, height = video_set.size
@@ -141,6 +171,8 @@ def main() -> int:
     parser.add_argument("--states", default=STATES, help=f"the stored states' file name in each scenario folder "
                         f"(default {STATES}; one per detector compared keeps each one's states)")
     parser.add_argument("--events", action="store_true", help="print each scenario's line too")
+    parser.add_argument("--hands", action="store_true", help="count the vision's hand boxes against the rendered "
+                        "hands too")
     args = parser.parse_args()
     names = list(SETS) if args.sets == "all" else [s for s in args.sets.split(",") if s]
     unknown = [n for n in names if n not in SETS]
@@ -151,29 +183,36 @@ def main() -> int:
     for name in names:
         video_set = SETS[name]
         started = time.perf_counter()
-        total = SetScore()
+        total, hands = SetScore(), HandScore()
         for scenario in video_set.scenarios:
             folder = rendered(scenario, video_set, args.cache)
             calibration = calibrated(folder, measured_height=args.measured_height)
             states = args.states.replace(".jsonl", "_height.jsonl") if args.measured_height else args.states
             score = evaluate_scenario(folder, calibration=calibration, model=args.model, states=states)
             total.add(score)
+            if args.hands:
+                hands.add(folder, states)
             if args.events:
                 met = sum(1 for o in score.alerts.outcomes if o.met_by is not None)
                 sys.stdout.write(f"  {name}: {scenario}: alerts {met}/{len(score.alerts.outcomes)}, "
                                  f"{len(score.alerts.unexpected)} false; "
                                  + ", ".join(f"{k} {_rate(score.events.get(k, TypeScore()))}" for k in EVENT_TYPES)
                                  + "\n")
-        rows.append((name, video_set, total, time.perf_counter() - started))
+        rows.append((name, video_set, total, hands, time.perf_counter() - started))
     height = ", camera height measured" if args.measured_height else ""
     sys.stdout.write(f"from video ({args.model or 'shipped INT8 detector'}{height}):\n")
     sys.stdout.write("| set | scenarios | alerts met / expected | false alerts | pushes matched | cards dealt | taps "
                      "| s |\n|---|---|---|---|---|---|---|---|\n")
-    for name, video_set, total, seconds in rows:
+    for name, video_set, total, _, seconds in rows:
         size = f"{video_set.size[0]}x{video_set.size[1]}"
         sys.stdout.write(f"| {name} ({video_set.about}, {size}) | {len(video_set.scenarios)} | {total.met} / "
                          f"{total.expected} | {total.false} | "
                          + " | ".join(_rate(total.events[k]) for k in EVENT_TYPES) + f" | {seconds:.0f} |\n")
+    if args.hands:
+        sys.stdout.write("| set | hand boxes | on no rendered hand | rendered hands | with no box |\n"
+                         "|---|---|---|---|---|\n")
+        for name, _, _, hand, _ in rows:
+            sys.stdout.write(f"| {name} | {hand.boxes} | {hand.false} | {hand.rendered} | {hand.missed} |\n")
     return 0
 
 

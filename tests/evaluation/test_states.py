@@ -13,6 +13,7 @@ from floorman.evaluation.states import (
     cached_states,
     header_for,
     read_states,
+    read_states_as_made,
     stale_header,
     vision_digest,
 )
@@ -137,3 +138,12 @@ def test_stale_states_of_another_video_are_refused(tmp_path: Path) -> None:
     other = header(tmp_path)
     with pytest.raises(ConfigError, match=r"s\.jsonl: made from another video"):
         stale_header(tmp_path / "s.jsonl", expected=other)
+
+
+def test_states_are_read_as_made_whatever_made_them(tmp_path: Path) -> None:
+    list(cached_states(tmp_path / "s.jsonl", header=header(tmp_path), make=iter(states())))
+    (tmp_path / "m.onnx").write_bytes(b"another model")  # what made them is gone: read them anyway
+    assert read_states_as_made(tmp_path / "s.jsonl") == states()
+    (tmp_path / "bad.jsonl").write_text('{"frame": 0}\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"bad\.jsonl: not a states file"):
+        read_states_as_made(tmp_path / "bad.jsonl")

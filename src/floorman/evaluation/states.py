@@ -152,6 +152,17 @@ def read_states(path: Path, *, expected: StatesHeader) -> list[TableState] | Non
     return states
 
 
+def read_states_as_made(path: Path) -> list[TableState]:
+    """The states stored in `path`, whatever video, detector, calibration or vision code made them."""
+    with path.open(encoding="utf-8") as f:
+        header = _header(f.readline())
+    if header is None:
+        raise ConfigError(f"{path}: not a states file (its first line is no states header)", field="states")
+    states = read_states(path, expected=header)
+    assert states is not None  # the file is there and its header is the one expected
+    return states
+
+
 def cached_states(path: Path, *, header: StatesHeader, make: Iterable[TableState]) -> Iterator[TableState]:
     """The stored states when `path` matches `header`; else those of `make`, stored as they go by."""
     stored = read_states(path, expected=header)
