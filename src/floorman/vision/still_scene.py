@@ -6,7 +6,7 @@ that object seen again under another class: nothing came in. From video at 1280x
 stack leaning towards the camera (its side a long band of one colour) now for chips, now for a card back, now for a
 hand; resting there as a hand, it hid the stack it is and raised a D1 (`hidden_chips_covered_02`, session 13).
 
-The same pixels: the mean absolute difference of the crops under `same_level` (8-bit levels), as for a stack read
+The same pixels: the mean absolute difference of the crops under `SAME_LEVEL` (8-bit levels), as for a stack read
 once while at rest (`TableStateBuilder`). A real hand that rests has pixels of its own; a hand over a stack changes
 the stack's pixels.
 """
