@@ -29,7 +29,7 @@ from floorman.vision.chips import ChipReading, ChipRecogniser, StackEvidence
 from floorman.vision.chips_geometry import Box, TableCamera
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Detector, Image, box_iou
-from floorman.vision.still_scene import StillScene, same_pixels
+from floorman.vision.still_scene import StillScene, crop, same_pixels
 from floorman.vision.tracking import TableTracker
 
 logger = logging.getLogger(__name__)
@@ -158,13 +158,13 @@ class TableStateBuilder:
         """The card reader's answer; a card whose box and pixels are those of the previous frame (as for chips)
         keeps that frame's reading."""
         key = (round(box[0]), round(box[1]), round(box[2]), round(box[3]))
-        crop = image[max(0, key[1]):max(0, key[3]), max(0, key[0]):max(0, key[2])]
+        pixels = crop(image, key)
         previous = self._card_cache.get(key)
-        if previous is not None and same_pixels(previous[0], crop):
+        if previous is not None and same_pixels(previous[0], pixels):
             identity = previous[1]
         else:
             identity = reader(image, box)
-        self._card_seen[key] = (crop.copy(), identity)
+        self._card_seen[key] = (pixels.copy(), identity)
         return identity
 
     def _read_chips(self, image: Image, detections: Detections, chip_class: int) -> dict[int, ChipReading]:
@@ -180,20 +180,20 @@ class TableStateBuilder:
         for i in np.flatnonzero(detections.class_id == chip_class).tolist():
             box = _box(detections, i)
             key = (round(box[0]), round(box[1]), round(box[2]), round(box[3]))
-            crop = image[max(0, key[1]):max(0, key[3]), max(0, key[0]):max(0, key[2])]
+            pixels = crop(image, key)
             previous = self._chip_cache.get(key)
-            if previous is not None and same_pixels(previous[0], crop):
+            if previous is not None and same_pixels(previous[0], pixels):
                 readings[i] = previous[1]
-                cache[key] = (crop.copy(), previous[1], previous[2])
+                cache[key] = (pixels.copy(), previous[1], previous[2])
             else:
-                fresh.append((i, key, crop.copy(), self.chips.evidence(image, box)))
+                fresh.append((i, key, pixels.copy(), self.chips.evidence(image, box)))
         resting = [entry[2] for entry in cache.values()]
         hints = same_place_readings([entry[3].box for entry in fresh],
                                     [(key, entry[1]) for key, entry in self._chip_cache.items()])
         read = self.chips.read_evidence(image, [entry[3] for entry in fresh], context=resting, previous=hints)
-        for (i, key, crop, evidence), reading in zip(fresh, read, strict=True):
+        for (i, key, pixels, evidence), reading in zip(fresh, read, strict=True):
             readings[i] = reading
-            cache[key] = (crop, reading, evidence)
+            cache[key] = (pixels, reading, evidence)
         self._chip_cache = cache
         return readings
 
