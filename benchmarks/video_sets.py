@@ -74,6 +74,9 @@ SETS = {
                              ("out_of_turn_01", "splash_01", "string_bet_02"), TILTED_4K, "tilt28"),
     "tilted_fresh12": VideoSet("3840x2160 tilted ~28 degrees (fresh in session 12)", (3840, 2160), ("splash_02",),
                                TILTED_4K, "tilt28"),
+    "dev_tilted": VideoSet("3840x2160 tilted ~28 degrees, the dev scenarios (session 15: for choices made on video, "
+                           "not an evaluation set)", (3840, 2160), ("clean_hand_01", "rabbit_hunt_01"),
+                           TILTED_4K, "tilt28"),
 }
 EVENT_TYPES = ("chips_pushed", "card_dealt", "tap")
 STATES = "video_sets_states.jsonl"

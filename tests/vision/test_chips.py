@@ -11,7 +11,7 @@ from floorman.datasets.camera import Camera
 from floorman.datasets.effects import Effects
 from floorman.datasets.render import ObjectTruth, Renderer
 from floorman.datasets.scene import ChipStack, DetectorClass, Lighting, Scene
-from floorman.vision.chips import ChipRecogniser
+from floorman.vision.chips import TOP_RIGHT, ChipRecogniser, top_right
 from floorman.vision.chips_colour import TopColours, match_top, nominal_bgr, scene_light
 from floorman.vision.chips_discs import box_discs
 from floorman.vision.chips_geometry import BOX_SIGMA_PX, TableCamera, fit_stack
@@ -138,6 +138,25 @@ def test_rendered_chips_are_read_right() -> None:
         assert reading.base_mm is not None
         assert np.hypot(*np.subtract(reading.base_mm, truth.position_mm)) < 6.0
     assert counts_right >= len(stacks) - 2
+
+
+def test_a_top_chips_value_is_as_sure_as_such_tops_are_right() -> None:
+    """The colour match's score is no probability: tops scored 0.3-0.4 were right 98 % of the time (`TOP_RIGHT`).
+    With a camera a single chip's values are as sure as its top's value is right; without one, the score stands."""
+    assert top_right(0.35) >= 0.97 and top_right(0.0) < 0.5
+    assert top_right(1.0) == TOP_RIGHT[-1][1] < 1.0  # never certain
+    scores = np.linspace(0.0, 1.0, 101)
+    assert np.all(np.diff([top_right(float(s)) for s in scores]) >= 0.0)
+    rendered = render_chips([(v,) for v in VALUES], camera=tilted_camera(tilt_deg=30.0), seed=93101, kelvin=3400.0)
+    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(rendered.camera), box_sigma_px=BOX_SIGMA_PX)
+    plain = ChipRecogniser(CHIPSET)
+    for truth in rendered.chips:
+        reading = recogniser.read(rendered.image, truth.box)
+        assert reading.count == 1 and 0.0 < reading.top_score < 1.0, reading
+        assert reading.confidence == pytest.approx(top_right(reading.top_score))
+        assert reading.confidence > reading.top_score  # e.g. 0.66 -> 0.995: a one-chip bet the edge may trust
+        alone = plain.read(rendered.image, truth.box)
+        assert alone.confidence == alone.top_score
 
 
 def test_without_a_camera_only_the_top_chip_is_read() -> None:

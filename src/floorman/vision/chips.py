@@ -42,6 +42,9 @@
   detector boxes, 3840x2160 seed 99043 / mixed sizes 99013): stacks whose count and values are both given >= 0.8
   86 -> 87 and 74 -> 76, as exact (95.3 -> 95.4 %, 94.6 -> 94.7 %), each chip's value 85.0 -> 85.5 % and 83.2 ->
   83.0 %; a bet of one denomination seen from a tilted 4K camera (~2 px per chip) then has its values read sure.
+- The values' confidence (`ChipReading.confidence`), with a camera: how likely the top's value is right, measured
+  against its colour match's score (`TOP_RIGHT`), times the least share of side samples agreeing on a chip below.
+  Without a camera it is the colour match's score.
 """
 
 from __future__ import annotations
@@ -95,6 +98,16 @@ _SPOT_ALIAS_LAB = 40.0  # a body colour this close (CIE Lab) to the top's spot c
 # as one of the pair, it is no surer than this (they were read sure and wrong both ways at 2-5 px per chip,
 # `tests/vision/test_chips_side.py`).
 _SWAPPED_AGREEMENT = 0.5
+# How often the top chip's value is right, against the colour match's score (`ColourMatch.confidence`: the winner's
+# separation times its fit), read with a camera: the score is no probability (stacks whose top scored 0.3-0.4 were
+# right 98 % of the time, and the edge took their one-chip bets for unsure). Measured on the shipped detector's boxes
+# (IoU >= 0.5 with a stack >= 90 % in sight), camera height given, `benchmarks/chips_confidence.py` on dev seeds
+# 8960/8961 (seats, 3840x2160, 240 frames), 8962 (mixed sizes, 150) and 8963 (seats, 1280x720, 100): 4,382 tops, by
+# score 0-0.05 / 0.05-0.1 / 0.1-0.15 / 0.15-0.2 / 0.2-0.25 / 0.25-0.35 / 0.35-0.4 / 0.4-0.5 / 0.5-0.6 / 0.6+ right
+# 38 / 51 / 78 / 88 / 93 / 98 / 99 / 99.5 / 99.7 / 100 % (the last of 2,723); 1280x720 frames alone alike. The score
+# maps to these (linear between), capped at 0.995: a camera's reading is never certain.
+TOP_RIGHT = ((0.025, 0.38), (0.075, 0.51), (0.125, 0.78), (0.175, 0.875), (0.225, 0.93), (0.3, 0.97),
+             (0.4, 0.985), (0.5, 0.99), (0.6, 0.995))
 _HEIGHT_STEP_MM = 200.0  # camera heights tried over CAMERA_HEIGHTS_MM when the calibration's height was assumed
 # A detector box's sides are off by about this much (the shipped detector against mask boxes: median 0.8 px, sd 2;
 # counts from its boxes then come out calibrated). An instance mask's box: chips_geometry.BOX_SIGMA_PX.
@@ -175,10 +188,11 @@ class ChipReading:
     """A chip object's reading: denominations bottom to top (one per chip), confidences, base position."""
 
     denominations: tuple[int, ...]
-    confidence: float  # of the denominations (the top chip's colour match and the side's agreement)
+    confidence: float  # of the denominations (the top chip's value right, `TOP_RIGHT`, and the side's agreement)
     count_confidence: float  # of the count (0 when it could not be measured)
     base_mm: tuple[float, float] | None = None  # the stack's foot on the felt (needs a camera model)
     px_per_chip: float = 0.0
+    top_score: float = 0.0  # the top's colour match score (`ColourMatch.confidence`; no probability, see TOP_RIGHT)
 
     @property
     def count(self) -> int:
@@ -272,11 +286,13 @@ class ChipRecogniser:
                 match.errors.get(previous.top, math.inf) <= match.error + HOLD_COLOUR):
             match = replace(match, value=previous.top)  # a top about as like the last one's: it stays
         if fit is None or self.camera is None:
-            return ChipReading(denominations=(match.value,), confidence=match.confidence, count_confidence=0.0)
+            return ChipReading(denominations=(match.value,), confidence=match.confidence, count_confidence=0.0,
+                               top_score=match.confidence)
         held = previous.denominations[:-1] if previous is not None and previous.count == fit.count else None
         below, agreement = self._side(image, fit, match, previous=held)
-        return ChipReading(denominations=(*below, match.value), confidence=match.confidence * agreement,
-                           count_confidence=fit.count_confidence, base_mm=fit.base_mm, px_per_chip=fit.px_per_chip)
+        return ChipReading(denominations=(*below, match.value), confidence=top_right(match.confidence) * agreement,
+                           count_confidence=fit.count_confidence, base_mm=fit.base_mm, px_per_chip=fit.px_per_chip,
+                           top_score=match.confidence)
 
     def _frame_light(self, image: Image) -> Bgr | None:
         """The frame's light (`chips_colour.scene_light`), found once per frame: the boxes of one frame are read
@@ -497,6 +513,12 @@ class ChipRecogniser:
                 share = min(share, _SWAPPED_AGREEMENT)
             agree.append(share)
         return tuple(chips), float(min(agree))
+
+
+def top_right(score: float) -> float:
+    """How likely a top chip's value read with a camera is right, from its colour match's score (`TOP_RIGHT`)."""
+    knots, right = zip(*TOP_RIGHT, strict=True)
+    return float(np.interp(score, knots, right))
 
 
 def spot_aliases(chipset: ChipSet, top_value: int) -> list[int]:
