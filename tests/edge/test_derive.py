@@ -518,6 +518,24 @@ def test_a_hand_that_went_on_to_its_bet_zone_did_not_tap(deriver: EventDeriver) 
     assert of(events, "tap") == []
 
 
+def test_a_hand_passing_over_its_cards_did_not_tap(deriver: EventDeriver) -> None:
+    """A pushing hand crosses its hole cards on the way from its stack to its bet zone in 0.1-0.2 s; a tap rests there
+    0.4 s and more. From a tilted 4K camera a hand carrying chips was lost beyond its cards, short of its bet zone
+    (string_bet_01): its 0.2 s over the cards made a tap, and the push that followed an act out of turn."""
+    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2"))})
+    run(deriver, scene.frames(5))
+    seated(scene, 2, track=52)
+    run(deriver, scene.frames(3))
+    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
+    events = run(deriver, scene.frames(7))
+    hole, bet = centre("hole_2"), centre("bet_2")
+    scene.hands[52] = hand(((hole[0] + bet[0]) / 2, (hole[1] + bet[1]) / 2), None, track=52)
+    events += run(deriver, scene.frames(3))
+    del scene.hands[52]
+    events += run(deriver, scene.frames(20))
+    assert of(events, "tap") == []
+
+
 def test_a_hand_resting_on_its_cards_while_its_push_lands_did_not_tap(deriver: EventDeriver) -> None:
     """From video the pushing hand is seen as a second track that comes as the first one (resting on the cards) is
     lost, and the chips are read unsure (set aside for a tap): the first track ends while the push's chips are
