@@ -65,10 +65,10 @@ from floorman.core.table_state import TableState
 from floorman.datasets.camera import Camera
 from floorman.datasets.effects import Effects
 from floorman.datasets.random_scene import SceneStyle, random_sample
-from floorman.datasets.render import ObjectTruth, Renderer
+from floorman.datasets.render import ObjectTruth, Renderer, RenderResult
 from floorman.datasets.render_cli import parse_size
 from floorman.datasets.render_dataset import TRAINING_OPTIONS
-from floorman.datasets.scene import DetectorClass
+from floorman.datasets.scene import DetectorClass, Scene
 from floorman.datasets.seat_chips import seat_chips, touching
 from floorman.vision.calibration import Calibration, PointPair, calibrate_from_points
 from floorman.vision.chips import ChipRecogniser
@@ -229,16 +229,23 @@ class Timing:
     reads: int = 0
 
 
+def draw_frame(seed: int, index: int, *, size: tuple[int, int] | None,
+               seats: bool) -> tuple[Scene, Camera, RenderResult]:
+    """Frame `index` of a seed: a random scene (`seats`: a casino scene with the seats' stacks laid out as the
+    scenario videos lay them) rendered with camera effects, from `SeedSequence(seed, spawn_key=(index,))`."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
+    scene, camera = random_sample(rng, size=size, style=SceneStyle.CASINO if seats else None)
+    if seats:
+        scene.chips = seat_chips(scene, rng)
+    result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects.random(rng), rng=rng)
+    return scene, camera, result
+
+
 def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Detector | None, *,
               timing: Timing) -> str:
     """Score one frame into `tally`; returns its size group (WxH, portrait frames as landscape)."""
-    rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index,)))
-    style = SceneStyle.CASINO if args.scene == "seats" else None
-    scene, camera = random_sample(rng, size=args.size, style=style)
-    if args.scene == "seats":
-        scene.chips = seat_chips(scene, rng)
+    scene, camera, result = draw_frame(args.seed, index, size=args.size, seats=args.scene == "seats")
     group = f"{max(camera.width, camera.height)}x{min(camera.width, camera.height)}"
-    result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects.random(rng), rng=rng)
     repeat_rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index, 1)))
     chips = [o for o in result.objects if o.cls == DetectorClass.CHIP and o.box[2] > o.box[0] and o.box[3] > o.box[1]]
     calibration = exact_calibration(camera, scene.layout)

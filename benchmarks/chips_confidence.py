@@ -29,20 +29,15 @@ from pathlib import Path
 
 import numpy as np
 
-from floorman.datasets.effects import Effects
-from floorman.datasets.random_scene import SceneStyle, random_sample
-from floorman.datasets.render import Renderer
 from floorman.datasets.render_cli import parse_size
-from floorman.datasets.render_dataset import TRAINING_OPTIONS
 from floorman.datasets.scene import DetectorClass
-from floorman.datasets.seat_chips import seat_chips
 from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.detect_cli import default_model
 from floorman.vision.detector import Detector, OnnxDetectorConfig, box_iou, create_detector
 from floorman.vision.table_state import TableStateBuilder
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from chips import exact_calibration  # the benchmarks folder is no package
+from chips import draw_frame, exact_calibration  # the benchmarks folder is no package
 
 # The dev samples TOP_RIGHT was measured on (seeds used for nothing else).
 DEV_SAMPLES = ("8960,40,3840x2160,seats", "8961,200,3840x2160,seats", "8962,150,mixed,random",
@@ -85,12 +80,7 @@ def parse_sample(text: str) -> Sample:
 def read_sample(sample: Sample, detector: Detector) -> list[Pair]:
     pairs: list[Pair] = []
     for index in range(sample.frames):
-        rng = np.random.default_rng(np.random.SeedSequence(sample.seed, spawn_key=(index,)))
-        style = SceneStyle.CASINO if sample.scene == "seats" else None
-        scene, camera = random_sample(rng, size=sample.size, style=style)
-        if sample.scene == "seats":
-            scene.chips = seat_chips(scene, rng)
-        result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects.random(rng), rng=rng)
+        scene, camera, result = draw_frame(sample.seed, index, size=sample.size, seats=sample.scene == "seats")
         builder = TableStateBuilder(detector, scene.layout, exact_calibration(camera, scene.layout), scene.chipset,
                                     None, None, camera_height_mm=float(camera.eye[2]))
         recogniser: ChipRecogniser = builder.chips
