@@ -75,8 +75,11 @@ class Stream:
         events += [CardDealt(**self._common(), to_zone="board", face_up=True, card=card) for card in cards]
         return events
 
-    def push(self, seat: int, *chips: int, trip: int = 1, splash: bool = False) -> list[EventBase]:
-        """hand_zone enter, zone_chips(stack) after pick-up, hand_zone leave, chips_pushed, zone_chips(bet or pot)."""
+    def push(self, seat: int, *chips: int, trip: int = 1, splash: bool = False, confidence: float = 1.0,
+             leave: bool = False) -> list[EventBase]:
+        """hand_zone enter, zone_chips(stack) after pick-up, hand_zone leave, chips_pushed (read as sure as
+        `confidence`), zone_chips(bet or pot), and with `leave` the hand_zone(bet) leave that follows a push landed
+        in the bet zone."""
         value = sum(chips)
         self.stacks[seat] -= value
         common = self._common()
@@ -86,7 +89,7 @@ class Stream:
             self._stack(seat),
             HandZone(**self._common(), zone=f"stack_{seat}", seat=seat, action="leave", holding="chips"),
             ChipsPushed(**self._common(), seat=seat, trip=trip, chips=count_chips(chips), value=value,
-                        t_start=common["t"], landed_zone=landed),
+                        t_start=common["t"], landed_zone=landed, confidence=confidence),
         ]
         if splash:
             self.pot += value
@@ -94,6 +97,8 @@ class Stream:
         else:
             self.bets[seat] = self.bets.get(seat, 0) + value
             events.append(self._zone(f"bet_{seat}", seat, self.bets[seat]))
+            if leave:
+                events.append(HandZone(**self._common(), zone=f"bet_{seat}", seat=seat, action="leave"))
         return events
 
     def _zone(self, zone: str, seat: int | None, value: int, *, unit: int = 25) -> EventBase:

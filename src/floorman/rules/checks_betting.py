@@ -70,6 +70,12 @@ def verify_out_of_turn_push(event: ChipsPushed, pending: PendingPush | None) -> 
     return _out_of_turn(Evidence.of(event), seat=event.seat, key=f"act{event.seq}", what=("mise", "push"))
 
 
+def _out_of_turn_action(action: HandAction) -> Finding:
+    """C1 for an action out of turn, once completed (a push out of turn read sure is flagged as it lands)."""
+    what = ("mise", "push") if action.trips else ("abandon", "fold") if action.kind == "fold" else ("parole", "check")
+    return _out_of_turn(_action_evidence(action), seat=action.seat, key=f"act{action.seq}", what=what)
+
+
 def _out_of_turn(evidence: Evidence, *, seat: int, key: str, what: tuple[str, str]) -> Finding:
     fr = f"Siège {seat} : {what[0]} hors de son tour de parole."
     en = f"Seat {seat}: {what[1]} out of turn."
@@ -214,12 +220,12 @@ class BettingChecks(Check):
         found: list[Finding] = []
         for action in actions:
             if not view.chips_sure(action.confidence):
+                if action.skipped is not None:  # its turn is sure whatever the amounts: see HandAction.skipped
+                    found.append(_out_of_turn_action(action))
                 continue
             found.extend(verify_allin_below_big_blind(action, verify_ruled_action(action), view=view))
             if action.out_of_turn and action.trips == 0:
-                what = ("abandon", "fold") if action.kind == "fold" else ("parole", "check")
-                evidence = _action_evidence(action)
-                found.append(_out_of_turn(evidence, seat=action.seat, key=f"act{action.seq}", what=what))
+                found.append(_out_of_turn_action(action))
         return [f for f in found if enabled(view, f.rule)]
 
 

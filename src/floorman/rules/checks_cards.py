@@ -29,10 +29,15 @@ _STREET_STARTS = {0: ("le flop", "the flop"), 3: ("le turn", "the turn"), 4: ("l
 def verify_premature_card(event: CardDealt, view: View) -> Finding | None:
     """E2: the card came while the betting round was still open."""
     state = view.state
-    if not state.card_while_round_open or not view.chips_sure(state.chip_doubt):
+    if not state.card_while_round_open:
+        return None
+    if view.chips_sure(state.chip_doubt):
+        actor = state.actor
+    elif state.card_while_owed:  # a seat that had shown no action yet owed one, however the chips were counted
+        actor = state.owed_whatever_amounts
+    else:
         return None  # (the round's state rests on the hand's amounts; read unsure, they prove nothing)
     what = ("carte brûlée", "burn card") if event.to_zone == "muck" else ("carte du tableau", "board card")
-    actor = state.actor
     return Evidence.of(event).finding(
         rule=RuleId.PREMATURE_BOARD_CARD, seat=None, key=f"premature-{state.street.value}",
         fr=f"{what[0].capitalize()} donnée avant la fin du tour d'enchères (siège {actor} doit encore parler) : "

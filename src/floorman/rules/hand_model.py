@@ -51,6 +51,10 @@ class HandAction:
     """Number of chips pushed (0 for an action without chips)."""
     confidence: float = 1.0
     """How sure the hand's chip record was when the action completed (HandState.chip_doubt)."""
+    skipped: int | None = None
+    """The seat this first action of the seat on its street surely skipped, whatever the amounts: one before it
+    in the street's order that had shown no action yet (HandState.owed_whatever_amounts). None when there was
+    none, or when only the amounts say whose turn it was."""
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from floorman.core.events import (
     ChipsPushed,
     Declaration,
     EventBase,
+    HandZone,
     Shuffle,
     Tap,
     ZoneCards,
@@ -81,6 +82,8 @@ class _Pending:
     facing_to: int = 0
     could_raise: bool = True
     frame: int = 0
+    skipped: int | None = None
+    t_start: float = 0.0
 
 
 class HandState:
@@ -128,12 +131,21 @@ class HandState:
         amounts, and so the turn and every betting ruling, are only as sure as that."""
         self.lifted: dict[int, tuple[int, float, int]] = {}
         """Seats whose hole cards left the hole zone and have not reached the muck: seat -> (seq, t, frame)."""
+        self.card_while_owed = False
+        """Set by each card event: it came while a seat surely owed an action whatever the amounts read
+        (`owed_whatever_amounts`), so E2 needs no sure chip record."""
+        self._anchor: int | None = None
+        self._moved: set[int] = set()
+        self._stirred: set[int] = set()
+        self._seated: set[int] = set()
+        self._order_doubt = False
+        self._bet_left: dict[int, float] = {}  # per seat: when its own hand last left its bet zone
         self._muck_count = 0
         self._burn_landing = False
         self._handlers: dict[type[EventBase], Callable[[EventBase], list[HandAction]]] = {
             BlindsLevel: self._on_blinds, ButtonMoved: self._on_button, Shuffle: self._on_shuffle,
             CardDealt: self._on_card, ChipsPushed: self._on_push, Tap: self._on_tap, ZoneCards: self._on_cards,
-            ZoneChips: self._on_chips, Declaration: self._on_declaration,
+            ZoneChips: self._on_chips, Declaration: self._on_declaration, HandZone: self._on_hand,
         }
 
     # ------------------------------------------------------------------------------------------- queries
@@ -179,6 +191,44 @@ class HandState:
         if len(owing) == 1 and live - all_in <= 1 and owing[0].street_in >= facing:
             return None
         return next((s.seat for s in owing if s.seat > last), owing[0].seat)  # clockwise from the last actor
+
+    @property
+    def owed_whatever_amounts(self) -> int | None:
+        """The first seat in this street's order that surely still owes an action, whatever the chips were read
+        as: dealt in, not folded, not all-in, with nothing of its own seen on this street (no push, tap, fold or
+        declaration, no hand of its seat on its stack, its cards or its bet), while another seat dealt in is
+        neither folded nor all-in. Until each seat has acted once the order of play does not rest on the amounts
+        (preflop from the big blind on, later streets from the button on), so such a seat owes an action however
+        the bets were counted. None when there is none, when the button or the blinds are not known yet, or when
+        the order itself is in doubt: a seat dealt in that the blinds were not placed for (its stack read empty
+        at the shuffle), another seat pushing while the blinds were still owed, or a card that came while the
+        round was open (its street then opens when the amounts say the round is over)."""
+        return next((s.seat for s in self._first_orbit() if self._quiet(s.seat)), None)
+
+    def _skipped_by(self, seat: int) -> int | None:
+        """The seat that `seat`, acting now for the first time on this street, surely skipped: one before it in
+        the street's order that still owes an action whatever the amounts (see `owed_whatever_amounts`)."""
+        if seat in self._moved:
+            return None  # a second action on the street: whose turn it is now rests on the amounts
+        for state in self._first_orbit():
+            if state.seat == seat:
+                return None
+            if self._quiet(state.seat):
+                return state.seat
+        return None
+
+    def _first_orbit(self) -> list[_Seat]:
+        """The seats still to be reckoned with in this street's order (see `owed_whatever_amounts`), or none."""
+        if self.street is Street.WAITING or self._blind_seats or self._anchor is None or self._order_doubt \
+                or self._deferred_street is not None or not self.dealt <= self._seated:
+            return []
+        live = [s for s in self._clockwise_after(self._anchor)
+                if s.seat in self.dealt and s.in_hand and not s.folded and not s.all_in]
+        return live if len(live) >= 2 else []
+
+    def _quiet(self, seat: int) -> bool:
+        """Nothing of the seat was seen on this street: no action, no hand of its own in its zones, no cards lifted."""
+        return seat not in self._moved and seat not in self._stirred and seat not in self.lifted
 
     @property
     def round_open(self) -> bool:
@@ -262,6 +312,7 @@ class HandState:
         if self._deferred_street is not None and self._pending is None and self.actor is None:
             street, self._deferred_street = self._deferred_street, None
             self._new_street(street)
+            self._order_doubt = True  # the street opened when the amounts said so: its order rests on them
 
     def _on_blinds(self, event: EventBase) -> list[HandAction]:
         assert isinstance(event, BlindsLevel)
@@ -284,6 +335,7 @@ class HandState:
     def _on_declaration(self, event: EventBase) -> list[HandAction]:
         assert isinstance(event, Declaration)
         done = self._finish_pending() if self._pending and self._pending.seat != event.seat else []
+        self._stirred.add(event.seat)  # a word said is an action, though only a check or fold completes one here
         word = event.declaration
         if word in ("call", "raise", "all-in"):
             self._declared[event.seat] = word
@@ -299,7 +351,7 @@ class HandState:
     def _on_card(self, event: EventBase) -> list[HandAction]:
         assert isinstance(event, CardDealt)
         done = self._finish_pending()
-        self.card_while_round_open = False
+        self.card_while_round_open = self.card_while_owed = False
         if event.to_zone == "muck" and not event.face_up and self.lifted:
             self._burn_landing = False  # a seat's hole cards are in the air: this is them landing (a fold), no burn
             return done
@@ -314,6 +366,7 @@ class HandState:
         elif event.to_zone in ("board", "muck") and self.street is not Street.WAITING and self.dealt:
             opening = event.to_zone == "board" and STREET_BY_BOARD.get(self._board_cards + 1) is self.street
             self.card_while_round_open = self.round_open and not self.hand_over and not opening
+            self.card_while_owed = self.card_while_round_open and self.owed_whatever_amounts is not None
             if event.to_zone == "board" and not self.hand_over:
                 self._board_card(event.card)
         return done
@@ -362,9 +415,15 @@ class HandState:
         self._acts_again(event.seat)
         if self._pending is None:
             actor = self.actor
+            if self._blind_seats and event.seat not in self._blind_seats:
+                self._order_doubt = True  # a blind from a seat the blinds were not placed on, or a push before them
+            skipped = None if event.seat in self._blind_seats else self._skipped_by(event.seat)
             self._pending = _Pending(seat=event.seat, seq=event.seq, t=event.t, frame=event.frame,
                                      out_of_turn=actor is not None and actor != event.seat,
-                                     facing_to=self.facing_bet_to, could_raise=self.may_raise(event.seat))
+                                     facing_to=self.facing_bet_to, could_raise=self.may_raise(event.seat),
+                                     skipped=skipped, t_start=event.t_start)
+            if event.seat not in self._blind_seats:
+                self._moved.add(event.seat)
         self._pending.trips.append(event.chips)
         self.chip_doubt = min(self.chip_doubt, event.confidence)
         if event.seat in self._blind_seats:
@@ -429,6 +488,17 @@ class HandState:
             self._seat(event.seat).stack = event.value if event.visible_fraction >= 1.0 else None
         return []
 
+    def _on_hand(self, event: EventBase) -> list[HandAction]:
+        """A seat's own hand seen on its stack, cards or bet may have acted there unseen (a tap the camera missed,
+        chips pushed and not read): that seat no longer surely owes an action whatever the amounts."""
+        assert isinstance(event, HandZone)
+        if event.seat is not None and event.zone in (f"stack_{event.seat}", f"hole_{event.seat}",
+                                                     f"bet_{event.seat}"):
+            self._stirred.add(event.seat)
+            if event.zone == f"bet_{event.seat}" and event.action == "leave":
+                self._bet_left[event.seat] = event.t
+        return []
+
     # ------------------------------------------------------------------------------------------- internals
 
     def _seat(self, seat: int) -> _Seat:
@@ -474,6 +544,10 @@ class HandState:
         self.facing_bet_to, self.last_full_raise, self.facing_all_in = big_blind, big_blind, False
         self._blind_seats = self._blind_positions(occupied)
         self._last_seat = next((s for s, kind in self._blind_seats.items() if kind == "post_big_blind"), None)
+        self._anchor = self._last_seat
+        self._moved, self._stirred = set(), set()
+        self._seated, self._order_doubt = {s.seat for s in occupied}, False
+        self.card_while_owed = False
 
     def _blind_positions(self, occupied: list[_Seat]) -> dict[int, ActionKind]:
         seats = blind_seats(seats=[s.seat for s in occupied], button=self.button, previous_big=self._previous_big)
@@ -491,7 +565,8 @@ class HandState:
             state.street_in = 0
             state.acted = state.raise_closed = False
         self.facing_bet_to, self.last_full_raise, self.facing_all_in = 0, self.blinds[1], False
-        self._last_seat = self.button
+        self._last_seat = self._anchor = self.button
+        self._moved, self._stirred = set(), set()
         self._declared = {}
 
     def _act_without_chips(self, seat: int, *, fold: bool | None, seq: int, t: float, frame: int,
@@ -504,6 +579,8 @@ class HandState:
         folds = fold if fold is not None else self.facing_bet_to > state.street_in
         actor = self.actor
         out_of_turn = actor is not None and actor != seat
+        skipped = self._skipped_by(seat)
+        self._moved.add(seat)
         state.acted = True
         if folds:
             state.folded = True
@@ -514,7 +591,7 @@ class HandState:
         return [HandAction(hand=self.hand, street=self.street, seat=seat, kind="fold" if folds else "check",
                            confidence=min(self.chip_doubt, sure),
                            total_to=state.street_in, trips=0, seq=seq, t=t, out_of_turn=out_of_turn,
-                           frame=frame)]
+                           frame=frame, skipped=skipped if sure >= self.sure_fold else None)]
 
     def _finish_pending(self) -> list[HandAction]:
         pending, self._pending = self._pending, None
@@ -524,16 +601,22 @@ class HandState:
         pushed = sum(c.denom * c.count for trip in pending.trips for c in trip)
         kind = self._blind_seats.pop(pending.seat, None)
         if kind is not None:
+            if not self._blind_seats:
+                self._stirred = set()  # the blinds' own hands, posting them, were no action of the round
             return [self._post_blind(state, kind=kind, pushed=pushed, pending=pending)]
         ruling = self._rule(state, pending=pending, pushed=pushed)
         if ruling is None:
             return []
         self._apply(state, ruling, out_of_turn=pending.out_of_turn)
+        # a seat surely skipped counts only for chips seen landing under the pushing seat's own hand (its hand left
+        # its bet zone after it picked them up), not for a bet read one chip more on a second look
+        landed = self._bet_left.get(state.seat, -1.0) >= pending.t_start
         return [HandAction(hand=self.hand, street=self.street, seat=state.seat, kind=ruling.action,
                            total_to=state.street_in, trips=len(pending.trips), seq=pending.seq, t=pending.t,
                            out_of_turn=pending.out_of_turn, ruling=ruling, facing_to=pending.facing_to,
                            could_raise=pending.could_raise, frame=pending.frame,
-                           chips=sum(c.count for trip in pending.trips for c in trip), confidence=self.chip_doubt)]
+                           chips=sum(c.count for trip in pending.trips for c in trip), confidence=self.chip_doubt,
+                           skipped=pending.skipped if landed else None)]
 
     def _post_blind(self, state: _Seat, *, kind: ActionKind, pushed: int, pending: _Pending) -> HandAction:
         self.blinds_posted += 1

@@ -1,0 +1,102 @@
+"""Whose turn it is when the chips were read unsure: until each seat has acted once on a street, the order of play does
+not rest on the amounts, so a seat that has shown nothing yet surely still owes an action (C1, E2). Its look-alikes
+(an action the camera may have missed, a bet read a chip more, an order that itself rests on the amounts) must not
+flag."""
+
+from __future__ import annotations
+
+from floorman.core.events import EventBase, HandZone
+from floorman.rules.checker import TableChecker
+from floorman.rules.rulebook import load_rulebook
+from tests.rules.checking import raised, run, table
+from tests.rules.factories import Stream
+
+UNSURE = 0.3  # a push's chips read this sure are below the rules' 0.8 (`ledger_min_confidence`)
+
+
+def test_a_flop_before_the_big_blind_acted_is_premature_whatever_the_chips_read() -> None:
+    """003 2-13: seats 4 and 1 raise and call, seat 2 folds, the flop comes; seat 3 (big blind) had shown nothing."""
+    checker, stream, start = table("ggc")
+    alerts = run(checker, start, stream.push(4, 600, confidence=UNSURE, leave=True),
+                 stream.push(1, 600, confidence=UNSURE, leave=True), stream.fold(2), stream.board("2C", "7D", "KH"))
+    assert raised(alerts) == [("E2", None)]
+    (alert,) = alerts
+    assert "seat 3" in alert.explanation.en
+
+
+def test_a_push_before_the_first_seat_acted_is_out_of_turn_whatever_the_chips_read() -> None:
+    """Seat 1 pushes while seat 4, first to act preflop, has shown nothing: C1 once seat 4 acts (the push is
+    complete), though no amount was read sure."""
+    checker, stream, start = table("ggc")
+    alerts = run(checker, start, stream.push(1, 600, confidence=UNSURE, leave=True),
+                 stream.push(4, 600, confidence=UNSURE, leave=True))
+    assert raised(alerts) == [("C1", 1)]
+    assert checker.state.log[-2].skipped == 4 and checker.state.log[-1].skipped is None
+
+
+def test_a_fold_before_the_first_seat_on_the_flop_is_out_of_turn_whatever_the_chips_read() -> None:
+    checker, stream, start = table("ggc")
+    run(checker, start, stream.push(4, 200, confidence=UNSURE, leave=True), stream.fold(1), stream.fold(2),
+        stream.tap(3), stream.gather(), stream.board("2C", "7D", "KH"))
+    assert checker.state.street.value == "flop" and checker.state.owed_whatever_amounts == 3
+    alerts = run(checker, stream.fold(4))
+    assert raised(alerts) == [("C1", 4)]
+
+
+def test_in_turn_actions_read_unsure_flag_nothing() -> None:
+    checker, stream, start = table("ggc")
+    alerts = run(checker, start, stream.push(4, 600, confidence=UNSURE, leave=True),
+                 stream.push(1, 600, confidence=UNSURE, leave=True), stream.fold(2),
+                 stream.push(3, 400, confidence=UNSURE, leave=True), stream.board("2C", "7D", "KH"),
+                 stream.tap(3), stream.tap(4), stream.tap(1), stream.board("9S"))
+    assert raised(alerts) == []
+
+
+def test_a_seat_whose_hand_came_to_its_cards_may_have_tapped_unseen() -> None:
+    """Seat 4's hand was on its cards (the edge did not call it a tap): it may have checked, so neither seat 1's
+    push nor the flop proves it still owed an action."""
+    checker, stream, start = table("ggc")
+    hand: list[EventBase] = [HandZone(table_id="t1", seq=stream.seq, t=stream.t, frame=0, zone="hole_4", seat=4,
+                                      action="enter")]
+    stream.seq += 1
+    alerts = run(checker, start, hand, stream.push(1, 600, confidence=UNSURE, leave=True),
+                 stream.push(2, 500, confidence=UNSURE, leave=True), stream.tap(3), stream.board("2C", "7D", "KH"))
+    assert raised(alerts) == []
+
+
+def test_chips_read_one_more_on_a_second_look_are_no_push_out_of_turn() -> None:
+    """A bet zone read one chip more while its seat's hand went by (to its stack, to its cards) reads as a push; with
+    no hand of the seat leaving its bet zone it proves no action out of turn (clean_hand_02: a card protector)."""
+    checker, stream, start = table("ggc")
+    alerts = run(checker, start, stream.push(2, 100, confidence=UNSURE), stream.push(4, 600, confidence=UNSURE,
+                                                                                      leave=True))
+    assert raised(alerts) == []
+
+
+def test_a_push_while_the_blinds_are_owed_puts_the_order_in_doubt() -> None:
+    """Seat 4 pushes before the big blind is in: the blinds were placed on other seats than the ones posting (a stack
+    read empty at the shuffle, clean_hand_03), so the order of play is only the amounts' reading: nothing is flagged
+    on it."""
+    checker = TableChecker(table_id="t1", rulebook=load_rulebook("ggc"))
+    stream = Stream(stacks=dict.fromkeys((1, 2, 3, 4), 10_000))
+    alerts = run(checker, stream.level(100, 200), stream.button(1), stream.seat_stacks(), stream.shuffle(),
+                 stream.push(2, 100), stream.push(4, 200, confidence=UNSURE, leave=True), stream.push(3, 200),
+                 stream.deal([2, 3, 4, 1]), stream.push(1, 600, confidence=UNSURE, leave=True),
+                 stream.board("2C", "7D", "KH"))
+    assert checker.state.owed_whatever_amounts is None
+    assert raised(alerts) == []
+
+
+def test_a_street_opened_when_the_amounts_said_so_has_no_sure_order() -> None:
+    """The flop came while, by the amounts read, seats 4 and 1 still owed chips (seat 3's push read as a raise;
+    every seat had acted): the street opened only when their next pushes made the amounts even, a moment the amounts
+    chose (splash_01, tilted: the flop went unseen by the rules and its actions were read as preflop ones). Seat 4's
+    fold there proves no skipped seat."""
+    checker, stream, start = table("ggc")
+    alerts = run(checker, start, stream.push(4, 600, confidence=UNSURE, leave=True),
+                 stream.push(1, 600, confidence=UNSURE, leave=True), stream.fold(2),
+                 stream.push(3, 1200, confidence=UNSURE, leave=True), stream.board("2C", "7D", "KH"),
+                 stream.push(4, 800, confidence=UNSURE, leave=True), stream.push(1, 800, confidence=UNSURE, leave=True),
+                 stream.fold(4))
+    assert checker.state.street.value == "flop" and checker.state.owed_whatever_amounts is None
+    assert raised(alerts) == []
