@@ -87,16 +87,36 @@ def test_a_push_while_the_blinds_are_owed_puts_the_order_in_doubt() -> None:
     assert raised(alerts) == []
 
 
-def test_a_street_opened_when_the_amounts_said_so_has_no_sure_order() -> None:
-    """The flop came while, by the amounts read, seats 4 and 1 still owed chips (seat 3's push read as a raise;
-    every seat had acted): the street opened only when their next pushes made the amounts even, a moment the amounts
-    chose (splash_01, tilted: the flop went unseen by the rules and its actions were read as preflop ones). Seat 4's
-    fold there proves no skipped seat."""
+def test_a_card_while_only_unsure_amounts_keep_the_round_open_opens_its_street() -> None:
+    """Every seat had acted when the flop came; by the amounts, read unsure, seats 4 and 1 still owed chips (seat
+    3's push read as a raise). The dealer, who saw the bets, is right: the flop opens at once (premature_board_03,
+    from video: the small blind's completion read as a raise kept the preflop round open through the flop), and its
+    order is sure again: seat 4 folding before seat 3 acted is out of turn."""
     checker, stream, start = table("ggc")
     alerts = run(checker, start, stream.push(4, 600, confidence=UNSURE, leave=True),
                  stream.push(1, 600, confidence=UNSURE, leave=True), stream.fold(2),
-                 stream.push(3, 1200, confidence=UNSURE, leave=True), stream.board("2C", "7D", "KH"),
-                 stream.push(4, 800, confidence=UNSURE, leave=True), stream.push(1, 800, confidence=UNSURE, leave=True),
-                 stream.fold(4))
-    assert checker.state.street.value == "flop" and checker.state.owed_whatever_amounts is None
+                 stream.push(3, 1200, confidence=UNSURE, leave=True), stream.board("2C", "7D", "KH"))
     assert raised(alerts) == []
+    assert checker.state.street.value == "flop" and checker.state.owed_whatever_amounts == 3
+    assert raised(run(checker, stream.fold(4))) == [("C1", 4)]
+
+
+def test_a_street_opened_when_the_amounts_said_so_has_no_sure_order() -> None:
+    """The flop came while seat 3 surely owed an action (E2): its street opens once the round is over, a moment only
+    the amounts tell. Seat 4's fold after that proves no skipped seat."""
+    checker, stream, start = table("ggc")
+    alerts = run(checker, start, stream.push(4, 600, confidence=UNSURE, leave=True),
+                 stream.push(1, 600, confidence=UNSURE, leave=True), stream.fold(2), stream.board("2C", "7D", "KH"),
+                 stream.push(3, 400, confidence=UNSURE, leave=True), stream.fold(4))
+    assert checker.state.street.value == "flop" and checker.state.owed_whatever_amounts is None
+    assert raised(alerts) == [("E2", None)]
+
+
+def test_a_tap_out_of_turn_is_an_action_however_unsure_its_chips() -> None:
+    """A tap's confidence says how sure it is that none of the seat's chips moved while its hand rested on its cards
+    (a check, not a push): check or not, the seat acted, before seat 3 (out_of_turn_03, from video: 0.06)."""
+    checker, stream, start = table("ggc")
+    run(checker, start, stream.push(4, 200, confidence=UNSURE, leave=True), stream.fold(1), stream.push(2, 100),
+        stream.tap(3), stream.gather(), stream.board("2C", "7D", "KH"))
+    tap = [e.model_copy(update={"confidence": 0.06}) for e in stream.tap(4)]
+    assert raised(run(checker, tap)) == [("C1", 4)]

@@ -396,9 +396,10 @@ class HandState:
         if card is not None:
             self.board.append(card)
         street = STREET_BY_BOARD.get(self._board_cards, Street.RIVER)
-        if self.card_while_round_open:  # the round goes on; the street opens when it is over (003 2-13..2-16)
-            self._deferred_street = street
-        elif street is not self.street:
+        if self.card_while_round_open and (self.card_while_owed or self._deferred_street is not None
+                                           or self.chip_doubt >= self.sure_fold):
+            self._deferred_street = street  # the round goes on; the street opens when it is over (003 2-13..2-16)
+        elif street is not self.street:  # (a round open only by amounts read unsure: the dealer, who saw it, is right)
             self._new_street(street)
 
     def _on_push(self, event: EventBase) -> list[HandAction]:
@@ -579,7 +580,7 @@ class HandState:
         folds = fold if fold is not None else self.facing_bet_to > state.street_in
         actor = self.actor
         out_of_turn = actor is not None and actor != seat
-        skipped = self._skipped_by(seat)
+        skipped = self._skipped_by(seat)  # a tap however unsure its chips: a check or a fold, an action either way
         self._moved.add(seat)
         state.acted = True
         if folds:
@@ -591,7 +592,7 @@ class HandState:
         return [HandAction(hand=self.hand, street=self.street, seat=seat, kind="fold" if folds else "check",
                            confidence=min(self.chip_doubt, sure),
                            total_to=state.street_in, trips=0, seq=seq, t=t, out_of_turn=out_of_turn,
-                           frame=frame, skipped=skipped if sure >= self.sure_fold else None)]
+                           frame=frame, skipped=skipped)]
 
     def _finish_pending(self) -> list[HandAction]:
         pending, self._pending = self._pending, None
