@@ -2,7 +2,8 @@
 events from the edge's vision on each video and score them against the truth.
 
     .venv/bin/python benchmarks/video_sets.py [--sets held_out,A,B,C] [--cache runs/video_sets]
-                                              [--measured-height] [--model M] [--events] [--hands]
+                                              [--measured-height] [--model M] [--states NAME [--stale-states]]
+                                              [--events] [--hands]
 
 Each set is a list of bundled scenarios rendered at one frame size, with their own camera or one set for the whole
 set (`SETS`: the sets the README's from-video figures are given for; `--sets all` runs every one). A scenario is
@@ -177,6 +178,9 @@ def main() -> int:
     parser.add_argument("--model", type=Path, help="the ONNX detector (default: the shipped INT8)")
     parser.add_argument("--states", default=STATES, help=f"the stored states' file name in each scenario folder "
                         f"(default {STATES}; one per detector compared keeps each one's states)")
+    parser.add_argument("--stale-states", action="store_true", help="read the stored states back even when made "
+                        "by another detector, calibration or vision code (same video): to re-score a change to the "
+                        "derivation or the rules alone")
     parser.add_argument("--events", action="store_true", help="print each scenario's line too")
     parser.add_argument("--hands", action="store_true", help="count the vision's hand boxes against the rendered "
                         "hands too")
@@ -195,7 +199,8 @@ def main() -> int:
             folder = rendered(scenario, video_set, args.cache)
             calibration = calibrated(folder, measured_height=args.measured_height)
             states = args.states.replace(".jsonl", "_height.jsonl") if args.measured_height else args.states
-            score = evaluate_scenario(folder, calibration=calibration, model=args.model, states=states)
+            score = evaluate_scenario(folder, calibration=calibration, model=args.model, states=states,
+                                      stale_states=args.stale_states)
             total.add(score)
             if args.hands:
                 hands.add(folder, states)

@@ -120,3 +120,30 @@ def test_a_tap_out_of_turn_is_an_action_however_unsure_its_chips() -> None:
         stream.tap(3), stream.gather(), stream.board("2C", "7D", "KH"))
     tap = [e.model_copy(update={"confidence": 0.06}) for e in stream.tap(4)]
     assert raised(run(checker, tap)) == [("C1", 4)]
+
+
+def test_a_seat_whose_hand_came_onto_the_table_may_have_tapped_unseen() -> None:
+    """Dev clean_hand_01 from video: a check on the turn was missed, and the only event of that hand was its
+    coming onto the table over the rail (here seat 2). Seats 3 and 4 acting after it prove nothing skipped."""
+    checker, stream, start = table("ggc")
+    run(checker, start, stream.push(4, 200, confidence=UNSURE, leave=True), stream.fold(1), stream.push(2, 100),
+        stream.tap(3), stream.gather(), stream.board("2C", "7D", "KH"))
+    rail: list[EventBase] = [HandZone(table_id="t1", seq=stream.seq, t=stream.t, frame=0, zone="rail_edge", seat=2,
+                                      action="enter", holding="chips")]
+    stream.seq += 1
+    alerts = run(checker, rail, stream.tap(3), stream.push(4, 400, confidence=UNSURE, leave=True))
+    assert raised(alerts) == []
+
+
+def test_a_seat_not_seen_dealt_in_has_no_known_place_in_the_order() -> None:
+    """Tilted clean_hand_01 from video: seat 3's hole cards were not seen dealt, so its tap on the turn cannot say
+    it went before seat 5 (the first seat seen dealt in)."""
+    checker = TableChecker(table_id="t1", rulebook=load_rulebook("ggc"))
+    stream = Stream(stacks=dict.fromkeys((1, 2, 3, 4), 10_000))
+    alerts = run(checker, stream.level(100, 200), stream.button(1), stream.seat_stacks(), stream.shuffle(),
+                 stream.push(2, 100), stream.push(3, 200), stream.deal([2, 4, 1]),
+                 stream.push(4, 200, confidence=UNSURE, leave=True), stream.push(1, 200, confidence=UNSURE, leave=True),
+                 stream.push(2, 100, confidence=UNSURE, leave=True), stream.tap(3), stream.gather(),
+                 stream.board("2C", "7D", "KH"), stream.tap(3))
+    assert checker.state.owed_whatever_amounts == 2
+    assert raised(alerts) == []

@@ -196,7 +196,7 @@ class HandState:
     def owed_whatever_amounts(self) -> int | None:
         """The first seat in this street's order that surely still owes an action, whatever the chips were read
         as: dealt in, not folded, not all-in, with nothing of its own seen on this street (no push, tap, fold or
-        declaration, no hand of its seat on its stack, its cards or its bet), while another seat dealt in is
+        declaration, no hand of its seat seen on the table), while another seat dealt in is
         neither folded nor all-in. Until each seat has acted once the order of play does not rest on the amounts
         (preflop from the big blind on, later streets from the button on), so such a seat owes an action however
         the bets were counted. None when there is none, when the button or the blinds are not known yet, or when
@@ -210,7 +210,10 @@ class HandState:
         the street's order that still owes an action whatever the amounts (see `owed_whatever_amounts`)."""
         if seat in self._moved:
             return None  # a second action on the street: whose turn it is now rests on the amounts
-        for state in self._first_orbit():
+        orbit = self._first_orbit()
+        if seat not in (s.seat for s in orbit):
+            return None  # a seat not seen dealt in: where it stands in the order is not known
+        for state in orbit:
             if state.seat == seat:
                 return None
             if self._quiet(state.seat):
@@ -490,11 +493,11 @@ class HandState:
         return []
 
     def _on_hand(self, event: EventBase) -> list[HandAction]:
-        """A seat's own hand seen on its stack, cards or bet may have acted there unseen (a tap the camera missed,
-        chips pushed and not read): that seat no longer surely owes an action whatever the amounts."""
+        """A seat's own hand seen on the table may have acted unseen (a tap the camera missed, chips pushed and not
+        read): that seat no longer surely owes an action whatever the amounts. (From video a tap was missed while
+        the only event of that hand was its coming onto the table over the rail, dev clean_hand_01.)"""
         assert isinstance(event, HandZone)
-        if event.seat is not None and event.zone in (f"stack_{event.seat}", f"hole_{event.seat}",
-                                                     f"bet_{event.seat}"):
+        if event.seat is not None:
             self._stirred.add(event.seat)
             if event.zone == f"bet_{event.seat}" and event.action == "leave":
                 self._bet_left[event.seat] = event.t
