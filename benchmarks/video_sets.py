@@ -3,7 +3,7 @@ events from the edge's vision on each video and score them against the truth.
 
     .venv/bin/python benchmarks/video_sets.py [--sets held_out,A,B,C] [--cache runs/video_sets]
                                               [--measured-height] [--model M] [--states NAME [--stale-states]]
-                                              [--events] [--hands]
+                                              [--rulebook R] [--events] [--hands]
 
 Each set is a list of bundled scenarios rendered at one frame size, with their own camera or one set for the whole
 set (`SETS`: the sets the README's from-video figures are given for; `--sets all` runs every one). A scenario is
@@ -181,6 +181,8 @@ def main() -> int:
     parser.add_argument("--stale-states", action="store_true", help="read the stored states back even when made "
                         "by another detector, calibration or vision code (same video): to re-score a change to the "
                         "derivation or the rules alone")
+    parser.add_argument("--rulebook", help="check every scenario under this rulebook instead of its own (e.g. ggc, "
+                        "which checks C1 and E2 where tda2024 does not); the expected alerts are those it checks")
     parser.add_argument("--events", action="store_true", help="print each scenario's line too")
     parser.add_argument("--hands", action="store_true", help="count the vision's hand boxes against the rendered "
                         "hands too")
@@ -200,7 +202,7 @@ def main() -> int:
             calibration = calibrated(folder, measured_height=args.measured_height)
             states = args.states.replace(".jsonl", "_height.jsonl") if args.measured_height else args.states
             score = evaluate_scenario(folder, calibration=calibration, model=args.model, states=states,
-                                      stale_states=args.stale_states)
+                                      stale_states=args.stale_states, rulebook=args.rulebook)
             total.add(score)
             if args.hands:
                 hands.add(folder, states)
@@ -212,7 +214,8 @@ def main() -> int:
                                  + "\n")
         rows.append((name, video_set, total, hands, time.perf_counter() - started))
     height = ", camera height measured" if args.measured_height else ""
-    sys.stdout.write(f"from video ({args.model or 'shipped INT8 detector'}{height}):\n")
+    book = f", rulebook {args.rulebook}" if args.rulebook else ""
+    sys.stdout.write(f"from video ({args.model or 'shipped INT8 detector'}{height}{book}):\n")
     sys.stdout.write("| set | scenarios | alerts met / expected | false alerts | pushes matched | cards dealt | taps "
                      "| s |\n|---|---|---|---|---|---|---|---|\n")
     for name, video_set, total, _, seconds in rows:

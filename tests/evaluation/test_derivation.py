@@ -88,6 +88,18 @@ def test_the_command_prints_each_scenario_and_the_totals(scenario: Path, capsys:
     assert "button_moved   truth    1  derived    1  matched    1" in out
 
 
+def test_another_rulebook_checks_the_events_and_expects_only_what_it_checks(scenario: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """string_bet_01 is club_000's; ggc checks A8 too, tda2024 does not (nothing is then expected of it)."""
+    assert evaluate_scenario(scenario, rulebook="ggc").truth_alerts.recall == 1.0
+    assert len(evaluate_scenario(scenario, rulebook="ggc").alerts.outcomes) == 1
+    assert evaluate_scenario(scenario, rulebook="tda2024").alerts.outcomes == ()
+    assert main([str(scenario), "--rulebook", "tda2024"]) == 0
+    assert "0/0 expected met" in capsys.readouterr().out
+    assert main([str(scenario), "--rulebook", "no_such_book"]) == 2
+    assert "no_such_book" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_vision_on_the_video_is_scored_like_the_truth_frames(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:

@@ -33,6 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--stale-states", action="store_true", help="with --states: read DIR/NAME back even when "
                         "the detector, calibration or vision code changed since it was made (same video; a warning "
                         "says what differs): re-scores the derivation alone while the recognisers are being changed")
+    parser.add_argument("--rulebook", metavar="R", help="check every scenario under this rulebook (a shipped id or a "
+                        "YAML file) instead of its own; the expected alerts are those whose rule it checks")
     args = parser.parse_args(argv)
     if args.states is not None and args.vision is None:
         parser.error("--states needs --vision")
@@ -45,7 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for folder in args.folders:
             calibration = None if args.vision is None else folder / args.vision
             score = evaluate_scenario(folder, oracle=oracle, tolerance_s=args.tolerance, calibration=calibration,
-                                      model=args.model, states=args.states, stale_states=args.stale_states)
+                                      model=args.model, states=args.states, stale_states=args.stale_states,
+                                      rulebook=args.rulebook)
             scores.append(score)
             sys.stdout.write("\n".join(scenario_lines(score, events=args.events)) + "\n")
     except FloormanError as exc:
