@@ -7,7 +7,10 @@ someone else acts or a card comes), whose turn it is, the amount to call, the la
 still raise, and the pot. Each push is ruled by `rule_bet` under the table's rulebook, so the amount the next
 player faces is the ruled one (a 45-A call with change counts as a call). An action out of turn is recorded
 (and binds) but leaves the turn where it was. A burn or board card that comes while a player still owes an
-action is flagged (`card_while_round_open`) and its street opens only once that betting round is over.
+action is flagged (`card_while_round_open`) and its street opens only once that betting round is over (unless
+only amounts read unsure keep the round open: the dealer, who saw the bets, is then right). Until each seat has
+acted once on a street the order of play does not rest on the amounts: a seat that has shown nothing yet surely
+owes an action however unsure the chips (`owed_whatever_amounts`, `HandAction.skipped`, `card_while_owed`).
 Blinds follow the dead-button system and the pots are layered by the all-ins (floorman.rules.pots). Antes are
 dead money: a push of the level's ante before the hole cards (or the part of a blind post above the blind, the
 big-blind ante) goes into the pot without counting as a bet.
