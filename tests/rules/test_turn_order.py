@@ -147,3 +147,19 @@ def test_a_seat_not_seen_dealt_in_has_no_known_place_in_the_order() -> None:
                  stream.board("2C", "7D", "KH"), stream.tap(3))
     assert checker.state.owed_whatever_amounts == 2
     assert raised(alerts) == []
+
+
+def test_a_seat_whose_stack_is_read_empty_owes_nothing() -> None:
+    """Seat 4 pushed its whole stack preflop while its stack was half covered (so not ruled all-in): its stack zone
+    read empty afterwards says it is all-in, and it owes no action on the flop, whatever was ruled."""
+    checker = TableChecker(table_id="t1", rulebook=load_rulebook("ggc"))
+    stream = Stream(stacks={1: 10_000, 2: 10_000, 3: 10_000, 4: 1000})
+    run(checker, stream.level(100, 200), stream.button(1), stream.seat_stacks(), stream.shuffle(),
+        stream.push(2, 100), stream.push(3, 200), stream.deal([2, 3, 4, 1]))
+    covered = [e.model_copy(update={"visible_fraction": 0.5}) if e.type == "zone_chips" else e
+               for e in stream.push(4, 1000, confidence=UNSURE, leave=True)]  # its stack unseen as it went
+    alerts = run(checker, covered, stream.push(1, 1000, confidence=UNSURE, leave=True), stream.fold(2),
+                 stream.push(3, 800, confidence=UNSURE, leave=True), stream.gather(), stream.seat_stacks(),
+                 stream.board("2C", "7D", "KH"), stream.tap(3), stream.tap(1), stream.board("9S"))
+    assert checker.state.street.value == "turn" and checker.state.owed_whatever_amounts == 3
+    assert [r for r in raised(alerts) if r[0] in ("C1", "E2")] == []

@@ -228,8 +228,8 @@ class HandState:
         if self.street is Street.WAITING or self._blind_seats or self._anchor is None or self._order_doubt \
                 or self._deferred_street is not None or not self.dealt <= self._seated:
             return []
-        live = [s for s in self._clockwise_after(self._anchor)
-                if s.seat in self.dealt and s.in_hand and not s.folded and not s.all_in]
+        live = [s for s in self._clockwise_after(self._anchor)  # (a stack read empty: all-in, whatever was ruled)
+                if s.seat in self.dealt and s.in_hand and not s.folded and not s.all_in and s.stack != 0]
         return live if len(live) >= 2 else []
 
     def _quiet(self, seat: int) -> bool:
