@@ -163,3 +163,14 @@ def test_a_seat_whose_stack_is_read_empty_owes_nothing() -> None:
                  stream.board("2C", "7D", "KH"), stream.tap(3), stream.tap(1), stream.board("9S"))
     assert checker.state.street.value == "turn" and checker.state.owed_whatever_amounts == 3
     assert [r for r in raised(alerts) if r[0] in ("C1", "E2")] == []
+
+
+def test_a_premature_flop_without_a_burn_names_the_seat_that_owed() -> None:
+    """The first board card itself is premature (no burn before it): the seat named is the one that owed, as it
+    stood when the card came (the street is deferred after it)."""
+    checker, stream, start = table("ggc")
+    alerts = run(checker, start, stream.push(4, 600, confidence=UNSURE, leave=True),
+                 stream.push(1, 600, confidence=UNSURE, leave=True), stream.fold(2),
+                 stream.card("board", card="2C"), stream.card("board", card="7D"), stream.card("board", card="KH"))
+    (alert,) = [a for a in alerts if a.rule.value == "E2"]
+    assert "seat 3 still owes" in alert.explanation.en

@@ -34,7 +34,7 @@ def verify_premature_card(event: CardDealt, view: View) -> Finding | None:
     if view.chips_sure(state.chip_doubt):
         actor = state.actor
     elif state.card_while_owed:  # a seat that had shown no action yet owed one, however the chips were counted
-        actor = state.owed_whatever_amounts
+        actor = state.owed_at_card
     else:
         return None  # (the round's state rests on the hand's amounts; read unsure, they prove nothing)
     what = ("carte brûlée", "burn card") if event.to_zone == "muck" else ("carte du tableau", "board card")

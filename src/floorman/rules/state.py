@@ -137,6 +137,8 @@ class HandState:
         self.card_while_owed = False
         """Set by each card event: it came while a seat surely owed an action whatever the amounts read
         (`owed_whatever_amounts`), so E2 needs no sure chip record."""
+        self.owed_at_card: int | None = None
+        """That seat, as it stood when the card came."""
         self._anchor: int | None = None
         self._moved: set[int] = set()
         self._stirred: set[int] = set()
@@ -358,6 +360,7 @@ class HandState:
         assert isinstance(event, CardDealt)
         done = self._finish_pending()
         self.card_while_round_open = self.card_while_owed = False
+        self.owed_at_card = None
         if event.to_zone == "muck" and not event.face_up and self.lifted:
             self._burn_landing = False  # a seat's hole cards are in the air: this is them landing (a fold), no burn
             return done
@@ -372,7 +375,8 @@ class HandState:
         elif event.to_zone in ("board", "muck") and self.street is not Street.WAITING and self.dealt:
             opening = event.to_zone == "board" and STREET_BY_BOARD.get(self._board_cards + 1) is self.street
             self.card_while_round_open = self.round_open and not self.hand_over and not opening
-            self.card_while_owed = self.card_while_round_open and self.owed_whatever_amounts is not None
+            self.owed_at_card = self.owed_whatever_amounts if self.card_while_round_open else None
+            self.card_while_owed = self.owed_at_card is not None
             if event.to_zone == "board" and not self.hand_over:
                 self._board_card(event.card)
         return done
