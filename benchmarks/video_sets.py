@@ -72,6 +72,8 @@ SETS = {
                   ("clean_hand_04", "out_of_turn_03", "premature_board_03")),
     "E": VideoSet("set E of session 16 (checks out of turn and in turn, after the tap's own sureness was let go)",
                   (1280, 720), ("clean_hand_05", "out_of_turn_04")),
+    "tilted_E": VideoSet("3840x2160 tilted ~28 degrees, set E (fresh in session 16)", (3840, 2160),
+                         ("clean_hand_05", "out_of_turn_04"), TILTED_4K, "tilt28"),
     "4k": VideoSet("3840x2160, the scenarios' own cameras", (3840, 2160), ("pocket_chips_01", "string_bet_01")),
     "tilted_pair": VideoSet("3840x2160 tilted ~28 degrees (looked at in session 11)", (3840, 2160),
                             ("pocket_chips_01", "string_bet_01"), TILTED_4K, "tilt28"),
