@@ -33,7 +33,7 @@ def verify_premature_card(event: CardDealt, view: View) -> Finding | None:
         return None
     if view.chips_sure(state.chip_doubt):
         actor = state.actor
-    elif state.card_while_owed:  # a seat that had shown no action yet owed one, however the chips were counted
+    elif state.owed_at_card is not None:  # a seat that had shown no action yet owed one, however the chips read
         actor = state.owed_at_card
     else:
         return None  # (the round's state rests on the hand's amounts; read unsure, they prove nothing)

@@ -10,7 +10,7 @@ player faces is the ruled one (a 45-A call with change counts as a call). An act
 action is flagged (`card_while_round_open`) and its street opens only once that betting round is over (unless
 only amounts read unsure keep the round open: the dealer, who saw the bets, is then right). Until each seat has
 acted once on a street the order of play does not rest on the amounts: a seat that has shown nothing yet surely
-owes an action however unsure the chips (`owed_whatever_amounts`, `HandAction.skipped`, `card_while_owed`).
+owes an action however unsure the chips (`owed_whatever_amounts`, `HandAction.skipped`, `owed_at_card`).
 Blinds follow the dead-button system and the pots are layered by the all-ins (floorman.rules.pots). Antes are
 dead money: a push of the level's ante before the hole cards (or the part of a blind post above the blind, the
 big-blind ante) goes into the pot without counting as a bet.
@@ -134,11 +134,9 @@ class HandState:
         amounts, and so the turn and every betting ruling, are only as sure as that."""
         self.lifted: dict[int, tuple[int, float, int]] = {}
         """Seats whose hole cards left the hole zone and have not reached the muck: seat -> (seq, t, frame)."""
-        self.card_while_owed = False
-        """Set by each card event: it came while a seat surely owed an action whatever the amounts read
-        (`owed_whatever_amounts`), so E2 needs no sure chip record."""
         self.owed_at_card: int | None = None
-        """That seat, as it stood when the card came."""
+        """Set by each card event: the seat that surely owed an action whatever the amounts read when it came
+        (`owed_whatever_amounts`), so E2 needs no sure chip record; None when none did."""
         self._anchor: int | None = None
         self._moved: set[int] = set()
         self._stirred: set[int] = set()
@@ -215,15 +213,13 @@ class HandState:
         the street's order that still owes an action whatever the amounts (see `owed_whatever_amounts`)."""
         if seat in self._moved:
             return None  # a second action on the street: whose turn it is now rests on the amounts
-        orbit = self._first_orbit()
-        if seat not in (s.seat for s in orbit):
-            return None  # a seat not seen dealt in: where it stands in the order is not known
-        for state in orbit:
+        skipped = None
+        for state in self._first_orbit():
             if state.seat == seat:
-                return None
-            if self._quiet(state.seat):
-                return state.seat
-        return None
+                return skipped
+            if skipped is None and self._quiet(state.seat):
+                skipped = state.seat
+        return None  # a seat not seen dealt in: where it stands in the order is not known
 
     def _first_orbit(self) -> list[_Seat]:
         """The seats still to be reckoned with in this street's order (see `owed_whatever_amounts`), or none."""
@@ -359,8 +355,7 @@ class HandState:
     def _on_card(self, event: EventBase) -> list[HandAction]:
         assert isinstance(event, CardDealt)
         done = self._finish_pending()
-        self.card_while_round_open = self.card_while_owed = False
-        self.owed_at_card = None
+        self.card_while_round_open, self.owed_at_card = False, None
         if event.to_zone == "muck" and not event.face_up and self.lifted:
             self._burn_landing = False  # a seat's hole cards are in the air: this is them landing (a fold), no burn
             return done
@@ -376,7 +371,6 @@ class HandState:
             opening = event.to_zone == "board" and STREET_BY_BOARD.get(self._board_cards + 1) is self.street
             self.card_while_round_open = self.round_open and not self.hand_over and not opening
             self.owed_at_card = self.owed_whatever_amounts if self.card_while_round_open else None
-            self.card_while_owed = self.owed_at_card is not None
             if event.to_zone == "board" and not self.hand_over:
                 self._board_card(event.card)
         return done
@@ -406,7 +400,7 @@ class HandState:
         if card is not None:
             self.board.append(card)
         street = STREET_BY_BOARD.get(self._board_cards, Street.RIVER)
-        if self.card_while_round_open and (self.card_while_owed or self._deferred_street is not None
+        if self.card_while_round_open and (self.owed_at_card is not None or self._deferred_street is not None
                                            or self.chip_doubt >= self.sure_fold):
             self._deferred_street = street  # the round goes on; the street opens when it is over (003 2-13..2-16)
         elif street is not self.street:  # (a round open only by amounts read unsure: the dealer, who saw it, is right)
@@ -558,7 +552,7 @@ class HandState:
         self._anchor = self._last_seat
         self._moved, self._stirred = set(), set()
         self._seated, self._order_doubt = {s.seat for s in occupied}, False
-        self.card_while_owed = False
+        self.owed_at_card = None
 
     def _blind_positions(self, occupied: list[_Seat]) -> dict[int, ActionKind]:
         seats = blind_seats(seats=[s.seat for s in occupied], button=self.button, previous_big=self._previous_big)
