@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/cards.py templates [--out src/floorman/vision/data/card_index_templates.npz]
     .venv/bin/python benchmarks/cards.py measure --data DIR [DIR ...] [--limit N] [--true-corners] [--classical]
-        [--detector detector_int8.onnx] [--thresholds] [--min-width 40] [--max-width W]
+        [--detector detector_int8.onnx] [--thresholds] [--min-width 40] [--max-width W] [--classifier C.onnx]
 
 `templates` renders the corner index of all 52 cards of every simulator deck design at several scales (exact,
 with small outline jitter as a detector's outline would have, and with camera faults: blur, motion blur,
@@ -35,6 +35,7 @@ import numpy as np
 from floorman.core.cards import Card, full_deck
 from floorman.datasets.textures import N_DECK_DESIGNS, card_face
 from floorman.vision.cards import MIN_CONFIDENCE, CardReading, recognise_card
+from floorman.vision.cards_cnn import CardClassifier
 from floorman.vision.cards_index import (
     RANK_CODES,
     SUIT_CODES,
@@ -58,6 +59,7 @@ MIN_WIDTH_PX = 40.0
 CARD_FACE = 0  # DetectorClass.CARD_FACE
 BUCKETS = (("< 60 px", 0.0, 60.0), ("60-120 px", 60.0, 120.0), ("> 120 px", 120.0, float("inf")))
 COVER_BUCKETS = (("0-10 % cov", 0.9, 1.01), ("10-30% cov", 0.0, 0.9))
+KIND_BUCKETS = (("J, Q, K", ("J", "Q", "K")), ("2-10, A", ("2", "3", "4", "5", "6", "7", "8", "9", "10", "A")))
 THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9)
 
 
@@ -201,13 +203,15 @@ def detected_box(detections: Detections, truth_box: np.ndarray) -> np.ndarray | 
 
 def measure(data: list[Path], *, limit: int | None, seed: int, true_corners: bool,
             classical: bool = False, detector: OnnxDetector | None = None,
-            widths: tuple[float, float] = (MIN_WIDTH_PX, float("inf"))) -> dict[str, Tally]:
+            widths: tuple[float, float] = (MIN_WIDTH_PX, float("inf")),
+            classifier: CardClassifier | None = None) -> dict[str, Tally]:
     """Tallies overall, per width bucket and per covered share; with `true_corners` the recogniser gets the
     card's true outline instead of its box (the reading alone, as with a keypoint detector); with `classical`
     the index matcher reads alone; with a `detector` the box is its card_face detection (end to end: a card the
     detector misses counts as unread). Only cards `widths[0]` to `widths[1]` px wide are read."""
     rng = np.random.default_rng(seed)
     tallies = {name: Tally() for name, _, _ in (("all", 0, 0), *BUCKETS, *COVER_BUCKETS)}
+    tallies |= {name: Tally() for name, _ in KIND_BUCKETS}
     images: dict[Path, np.ndarray] = {}
     found: Detections | None = None
     cards = [(p, o) for d in data for p, o in _cards(d) if widths[0] <= _card_width(o) < widths[1]][:limit]
@@ -223,7 +227,8 @@ def measure(data: list[Path], *, limit: int | None, seed: int, true_corners: boo
             box = detected_box(found, np.array([x0, y0, x1, y1]))
         start = time.perf_counter()
         where = {"corners": obj["corners_px"]} if true_corners else {"box": box}
-        raw = (recognise_card(images[path], use_classifier=not classical, min_confidence=0.0, **where)
+        raw = (recognise_card(images[path], use_classifier=not classical, min_confidence=0.0,
+                              classifier=classifier, **where)
                if box is not None else CardReading(card=None, confidence=0.0, corners_px=None,
                                                    source="missed by the detector"))
         elapsed = time.perf_counter() - start
@@ -231,6 +236,7 @@ def measure(data: list[Path], *, limit: int | None, seed: int, true_corners: boo
         width, visible = _card_width(obj), float(str(obj["visible_fraction"]))
         names = [n for n, lo, hi in (("all", 0.0, float("inf")), *BUCKETS) if lo <= width < hi]
         names += [n for n, lo, hi in COVER_BUCKETS if lo <= visible < hi]
+        names += [n for n, ranks in KIND_BUCKETS if str(obj["card"])[:-1] in ranks]
         for name in names:
             tally = tallies[name]
             tally.total += 1
@@ -261,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--thresholds", action="store_true", help="wrong accepted / right refused by threshold")
     run.add_argument("--min-width", type=float, default=MIN_WIDTH_PX, help="narrowest card read (px, default 40)")
     run.add_argument("--max-width", type=float, default=float("inf"), help="cards this wide or wider are left out")
+    run.add_argument("--classifier", type=Path, help="card classifier ONNX (default: the shipped one)")
     args = parser.parse_args(argv)
     if args.command == "templates":
         templates = build_templates(np.random.default_rng(20261129))
@@ -270,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     detector = None if args.detector is None else OnnxDetector(OnnxDetectorConfig(model=args.detector))
     tallies = measure(args.data, limit=args.limit, seed=args.seed, true_corners=args.true_corners,
-                      classical=args.classical, detector=detector, widths=(args.min_width, args.max_width))
+                      classical=args.classical, detector=detector, widths=(args.min_width, args.max_width),
+                      classifier=None if args.classifier is None else CardClassifier(args.classifier))
     sys.stdout.write("| width      | cards | accuracy | unread | precision | ms/card |\n")
     sys.stdout.write("|------------|-------|----------|--------|-----------|---------|\n")
     for name, tally in tallies.items():

@@ -185,6 +185,31 @@ def test_court_cards_are_colourful_and_aces_have_one_big_pip(design: int) -> Non
         assert stats[1:, cv2.CC_STAT_AREA].max() > 0.05 * ace.shape[0] * ace.shape[1]
 
 
+@pytest.mark.parametrize("design", DESIGNS)
+def test_a_court_card_shows_another_figure_with_its_own_indices(design: int) -> None:
+    spec = deck_design(design)
+    queen = Card(Rank.QUEEN, Suit.HEARTS)
+    own = card_face(queen, design=design, px_per_mm=PPM)
+    kings = card_face(queen, design=design, px_per_mm=PPM, figure=Rank.KING)
+    king = card_face(Card(Rank.KING, Suit.HEARTS), design=design, px_per_mm=PPM)
+    assert card_face(queen, design=design, px_per_mm=PPM, figure=Rank.QUEEN) is own  # its own figure: same face
+    x0, y0, x1, y1 = spec.court_frame()
+    frame = (slice(round(y0 * PPM) + 4, round(y1 * PPM) - 4), slice(round(x0 * PPM) + 4, round(x1 * PPM) - 4))
+    drawn = np.abs(kings[frame].astype(int) - king[frame].astype(int)).mean()
+    assert np.abs(kings[frame].astype(int) - own[frame].astype(int)).mean() > 4 * max(drawn, 1.0)
+    for region in index_regions(design):  # the corner indices still say queen
+        index = tuple(slice(math.floor(a * PPM), math.ceil(b * PPM)) for a, b in ((region[1], region[3]),
+                                                                                (region[0], region[2])))
+        assert np.array_equal(kings[index], own[index])
+
+
+def test_a_figure_is_only_for_a_court_card_and_only_a_court_figure() -> None:
+    with pytest.raises(ValueError, match="figure <Rank.KING: 13> for 7H"):
+        card_face(Card.parse("7H"), design=0, px_per_mm=2.0, figure=Rank.KING)
+    with pytest.raises(ValueError, match="figure <Rank.TEN: 10> for QH"):
+        card_face(Card.parse("QH"), design=0, px_per_mm=2.0, figure=Rank.TEN)
+
+
 def test_contact_sheet_shows_all_52_faces() -> None:
     sheet = contact_sheet(0, px_per_mm=1.5)
     face = card_face(Card.parse("2S"), design=0, px_per_mm=1.5)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 import yaml
@@ -13,7 +14,9 @@ from floorman.cli import main
 from floorman.datasets.render import ObjectTruth
 from floorman.datasets.render_cli import parse_size
 from floorman.datasets.render_dataset import DatasetSpec, render_dataset, val_indices
-from floorman.datasets.scene import DetectorClass
+from floorman.core.cards import Rank
+from floorman.datasets.random_scene import random_sample
+from floorman.datasets.scene import DetectorClass, with_court_figures
 from floorman.datasets.yolo import is_labelled, yolo_label
 
 
@@ -106,6 +109,53 @@ def test_home_style_renders_photo_like_scenes(tmp_path: Path) -> None:
         assert meta["surface"] == "wood"
         cards = [o for o in meta["objects"] if o["cls"] in ("card_face", "card_back") and o["count"] is None]
         assert cards, "a home scene always has cards"
+
+
+def test_court_figures_shifted_or_drawn_and_nothing_else_changed() -> None:
+    scene, _ = random_sample(np.random.default_rng(4))
+    assert with_court_figures(scene, "own") is scene
+    shifted = with_court_figures(scene, "shifted")
+    drawn = with_court_figures(scene, "any", np.random.default_rng(1))
+    after = {Rank.JACK: Rank.QUEEN, Rank.QUEEN: Rank.KING, Rank.KING: Rank.JACK}
+    courts = 0
+    for before, moved, any_ in zip(scene.cards, shifted.cards, drawn.cards, strict=True):
+        assert before.figure is None
+        if before.card.rank.is_court:
+            courts += 1
+            assert moved.figure is after[before.card.rank]
+            assert any_.figure in after
+        else:
+            assert moved == before == any_
+        assert (moved.card, moved.x, moved.design) == (before.card, before.x, before.design)
+    assert courts > 0, "seed 4's scene should hold a court card"
+    with pytest.raises(ValueError, match="expected one of own, shifted, any, got 'mixed'"):
+        with_court_figures(scene, "mixed")
+    with pytest.raises(ValueError, match="expected a random generator"):
+        with_court_figures(scene, "any")
+
+
+def test_render_with_shifted_figures_changes_only_the_court_cards_pixels(tmp_path: Path) -> None:
+    trees = {}
+    for figures in ("own", "shifted"):
+        out = tmp_path / figures
+        assert main(["datasets", "render", "--count", "1", "--seed", "1", "--out", str(out), "--size", "640x400",
+                     "--style", "home", "--val-fraction", "0", "--no-progress", "--court-figures", figures]) == 0
+        trees[figures] = out
+    changed = 0
+    for sidecar in sorted((tmp_path / "own").glob("meta/train/*.json")):
+        assert sidecar.read_text() == (tmp_path / "shifted" / sidecar.relative_to(tmp_path / "own")).read_text()
+        meta = json.loads(sidecar.read_text())
+        own = cv2.imread(str(tmp_path / "own" / meta["image"])).astype(int)
+        moved = cv2.imread(str(tmp_path / "shifted" / meta["image"])).astype(int)
+        differ = np.abs(own - moved).max(axis=-1) > 40
+        courts = np.zeros(differ.shape, bool)
+        for obj in meta["objects"]:
+            if obj["cls"] == "card_face" and obj.get("card") and obj["card"][0] in "JQK":
+                x0, y0, x1, y1 = (round(v) for v in obj["box"])
+                courts[max(0, y0 - 2) : y1 + 2, max(0, x0 - 2) : x1 + 2] = True
+        assert not differ[~courts].any()
+        changed += int(differ[courts].sum())
+    assert changed > 100, "seed 1's home scene shows three court cards face up"
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from floorman.core.cards import Card
+from floorman.core.cards import Card, Rank
 from floorman.core.chips import ChipSet
 from floorman.core.errors import ConfigError
 from floorman.core.layout import TableLayout
@@ -219,3 +219,30 @@ def test_composites_of_small_cards_are_blurrier_and_cached_apart(tmp_path: Path,
     small = build_composites(tmp_path, seed=3, count=2, spec=spec, chips=True, widths=(36.0, 80.0))
     usual = build_composites(tmp_path, seed=3, count=2, spec=spec, chips=True)
     assert [p.name for p in small + usual] == ["composite_chips_w36-80_3_0000.npz", "composite_chips_3_0000.npz"]
+
+
+def test_composites_and_renders_with_any_court_figure_are_cached_apart(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    drawn: list[tuple[Card, Rank | None]] = []
+    face = cards_data.card_face
+
+    def recorded(card: Card, *, design: int, px_per_mm: float, figure: Rank | None = None) -> np.ndarray:
+        drawn.append((card, figure))
+        return face(card, design=design, px_per_mm=px_per_mm, figure=figure)
+
+    monkeypatch.setattr("floorman.models.cards_data.card_face", recorded)
+    monkeypatch.setattr("floorman.models.cards_data.COMPOSITE_CHUNK", 40)
+    own = build_composites(tmp_path, seed=3, count=40, spec=PatchSpec())
+    assert all(figure is None for _, figure in drawn)
+    drawn.clear()
+    anyfig = build_composites(tmp_path, seed=3, count=40, spec=PatchSpec(), figures="any")
+    assert [p.name for p in own + anyfig] == ["composite_3_0000.npz", "composite_anyfig_3_0000.npz"]
+    figures = [(card.rank, figure) for card, figure in drawn if figure is not None]  # (a cover keeps its own)
+    assert figures and all(rank.is_court and figure.is_court for rank, figure in figures)
+    assert any(rank is not figure for rank, figure in figures)  # figures that tell nothing of the rank
+    assert cards_data.chunk_path(tmp_path, seed=7, start=25, figures="any").name == "chunk_7_anyfig_0000025.npz"
+    assert cards_data.chunk_path(tmp_path, seed=7, start=25).name == "chunk_7_0000025.npz"
+    with pytest.raises(ValueError, match="court figures: expected own or any, got 'shifted'"):
+        build_composites(tmp_path, seed=3, count=1, spec=PatchSpec(), figures="shifted")
+    with pytest.raises(ValueError, match="expected court figures own or any, got 'mine'"):
+        cards_train.CardTrainConfig(court_figures="mine")

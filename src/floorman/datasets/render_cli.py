@@ -11,6 +11,7 @@ from typing import TypeVar
 
 from floorman.datasets.random_scene import SceneStyle
 from floorman.datasets.render_dataset import DatasetSpec, render_dataset
+from floorman.datasets.scene import COURT_FIGURE_MODES
 
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 
@@ -75,6 +76,10 @@ def register_render(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="chance that a casino scene's seats hold their stacks as players do: one stack per "
                         "denomination side by side, touching, 1-20 chips, half of them on a dark felt (default 0: "
                         "scenes as before, the same for a given seed)")
+    parser.add_argument("--court-figures", choices=COURT_FIGURE_MODES, default="own",
+                        help="the court cards' figures: own (default), shifted (a jack shows the queen's figure, a "
+                        "queen the king's, a king the jack's; indices unchanged: a deck whose figures the card "
+                        "reader never saw, as a real deck's are) or any (a random court figure each)")
     parser.add_argument("--workers", type=_positive, default=1, help="worker processes (default 1)")
     parser.add_argument("--val-fraction", type=_fraction, default=0.1,
                         help="fraction of images in the validation split (default 0.1)")
@@ -87,7 +92,8 @@ def register_render(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run_render(args: argparse.Namespace) -> int:
     spec = DatasetSpec(out=args.out, count=args.count, seed=args.seed, size=args.size, workers=args.workers,
                        val_fraction=args.val_fraction, overwrite=args.overwrite, progress=not args.no_progress,
-                       style=None if args.style == "mixed" else SceneStyle(args.style), seat_chips=args.seat_chips)
+                       style=None if args.style == "mixed" else SceneStyle(args.style), seat_chips=args.seat_chips,
+                       court_figures=args.court_figures)
     summary = render_dataset(spec)
     sys.stdout.write(f"wrote {summary.train + summary.val} images ({summary.train} train, {summary.val} val), "
                      f"{summary.labels} labels, to {summary.out}\n")

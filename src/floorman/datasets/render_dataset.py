@@ -21,6 +21,7 @@ from floorman.core.errors import FloormanError
 from floorman.datasets.effects import Effects
 from floorman.datasets.random_scene import SceneStyle, random_sample
 from floorman.datasets.render import Renderer, RenderOptions
+from floorman.datasets.scene import COURT_FIGURE_MODES, with_court_figures
 from floorman.datasets.yolo import image_meta, labels_text, write_data_yaml, yolo_labels
 
 logger = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ class DatasetSpec:
     progress: bool = True
     style: SceneStyle | None = None  # None: both styles, home one time in five
     seat_chips: float = 0.0  # chance a casino scene's seats hold their stacks side by side (`seat_chips`)
+    court_figures: str = "own"  # the court cards' figures (`scene.with_court_figures`)
 
     def __post_init__(self) -> None:
         if self.count < 1:
@@ -55,6 +57,9 @@ class DatasetSpec:
             raise ValueError(f"seed: expected a non-negative integer, got {self.seed}")
         if not 0.0 <= self.seat_chips <= 1.0:
             raise ValueError(f"seat chips: expected a probability in [0, 1], got {self.seat_chips}")
+        if self.court_figures not in COURT_FIGURE_MODES:
+            raise ValueError(f"court figures: expected one of {', '.join(COURT_FIGURE_MODES)}, got "
+                             f"{self.court_figures!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +105,8 @@ def render_image(job: ImageJob) -> ImageDone:
     spec = job.spec
     rng = image_rng(spec.seed, job.index)
     scene, camera = random_sample(rng, size=spec.size, style=spec.style, seat_chips=spec.seat_chips)
+    # Figures drawn apart from the scene's generator: the same seed gives the same frames but for the figures.
+    scene = with_court_figures(scene, spec.court_figures, np.random.default_rng([spec.seed, job.index, 13]))
     effects = Effects.random(rng)
     # The effects' JPEG re-compression is the file's own encoding: one encode instead of encode-decode-encode.
     in_render = replace(effects, jpeg_quality=None)

@@ -9,9 +9,11 @@ y along the short axis, z up from the felt, all in millimetres.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from floorman.core.cards import Card
+import numpy as np
+
+from floorman.core.cards import Card, Rank
 from floorman.core.chips import ChipSet
 from floorman.core.layout import TableLayout
 
@@ -114,6 +116,7 @@ class CardObject:
     design: int = 0  # deck design index (face style)
     back: int = 0  # back pattern index
     size_mm: tuple[float, float] = POKER_CARD_MM
+    figure: Rank | None = None  # a court card's figure: None its own; another court rank for a deck not ours
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,3 +220,30 @@ class Scene:
         dup = sorted(i for i, n in counts.items() if n > 1)
         if dup:
             raise ValueError(f"scene: object ids must be unique, got duplicates {dup[:5]}")
+
+
+COURT_FIGURE_MODES = ("own", "shifted", "any")
+_COURTS = (Rank.JACK, Rank.QUEEN, Rank.KING)
+
+
+def with_court_figures(scene: Scene, mode: str, rng: np.random.Generator | None = None) -> Scene:
+    """`scene` with its court cards' figures drawn as `mode` says: "own" (each its own), "shifted" (a jack
+    shows the queen's figure, a queen the king's, a king the jack's: a test of whether a reader goes by the
+    corner index, the one cue every deck shares) or "any" (a court rank drawn by `rng` for each card: figures
+    that tell nothing of the rank, for training)."""
+    if mode not in COURT_FIGURE_MODES:
+        raise ValueError(f"court figures: expected one of {', '.join(COURT_FIGURE_MODES)}, got {mode!r}")
+    if mode == "own":
+        return scene
+    if mode == "any" and rng is None:
+        raise ValueError("court figures 'any' draws each figure: expected a random generator")
+    cards = []
+    for card in scene.cards:
+        if card.card.rank.is_court:
+            if mode == "shifted" or rng is None:
+                figure = _COURTS[(_COURTS.index(card.card.rank) + 1) % len(_COURTS)]
+            else:
+                figure = _COURTS[int(rng.integers(len(_COURTS)))]
+            card = replace(card, figure=figure)
+        cards.append(card)
+    return replace(scene, cards=cards)

@@ -23,13 +23,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from floorman.core.cards import Card, full_deck
+from floorman.core.cards import Card, Rank, full_deck
 from floorman.core.chips import ChipDenomination
 from floorman.datasets.effects import Effects, apply_effects
 from floorman.datasets.random_scene import random_sample
 from floorman.datasets.render import Renderer, RenderResult
 from floorman.datasets.render_dataset import TRAINING_OPTIONS, image_rng
-from floorman.datasets.scene import DetectorClass
+from floorman.datasets.scene import COURT_FIGURE_MODES, DetectorClass, with_court_figures
 from floorman.datasets.textures import N_DECK_DESIGNS, card_face
 from floorman.datasets.textures.chips import chip_top
 
@@ -153,15 +153,18 @@ def frame_samples(result: RenderResult, rng: np.random.Generator, *, spec: Patch
     return Samples(patches=np.stack(patches), rank=np.array(ranks, np.int64), suit=np.array(suits, np.int64))
 
 
-def render_frame(seed: int, index: int, *, spec: PatchSpec) -> Samples:
-    """Frame `index` of `seed`, drawn and rendered as `floorman datasets render` draws it, cut into patches."""
+def render_frame(seed: int, index: int, *, spec: PatchSpec, figures: str = "own") -> Samples:
+    """Frame `index` of `seed`, drawn and rendered as `floorman datasets render --court-figures FIGURES` draws
+    it, cut into patches."""
     rng = image_rng(seed, index)
     scene, camera = random_sample(rng, size=None)
+    scene = with_court_figures(scene, figures, np.random.default_rng([seed, index, 13]))
     effects = Effects.random(rng)
     result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=effects, rng=rng)
     return frame_samples(result, np.random.default_rng([seed, index, 7]), spec=spec)
 
 
+_COURTS = (Rank.JACK, Rank.QUEEN, Rank.KING)
 _FACE_PPM = 4.0  # composites start from faces drawn at this scale (cached), shrunk to the wanted size
 _TABLE_BGR = ((62, 110, 38), (52, 92, 24), (128, 72, 30), (36, 34, 34), (98, 94, 92), (128, 178, 212),
               (150, 194, 222), (104, 156, 196), (170, 208, 232), (72, 118, 168))
@@ -184,14 +187,17 @@ def _placed(face: Image, *, width_px: float, angle: float, centre: tuple[float, 
 
 
 def composite_sample(rng: np.random.Generator, *, spec: PatchSpec, chips: bool = False,
-                     widths: tuple[float, float] = COMPOSITE_WIDTHS) -> tuple[Image, int, int]:
+                     widths: tuple[float, float] = COMPOSITE_WIDTHS,
+                     any_figure: bool = False) -> tuple[Image, int, int]:
     """One card face pasted on a plain table at a random size (`widths` px wide, log-uniform) and angle, maybe
     partly under another card or a round blob (a chip, a fingertip), or with `chips` a casino chip lying on
-    it, through the camera effects; its jittered outline warped to the patch. Returns the patch and the rank
-    and suit ids."""
+    it, through the camera effects; its jittered outline warped to the patch. With `any_figure` a court card
+    shows a random court figure (only its indices tell its rank). Returns the patch and the rank and suit
+    ids."""
     deck = full_deck()
     card = deck[int(rng.integers(len(deck)))]
-    face = card_face(card, design=int(rng.integers(N_DECK_DESIGNS)), px_per_mm=_FACE_PPM)
+    figure = _COURTS[int(rng.integers(len(_COURTS)))] if any_figure and card.rank.is_court else None
+    face = card_face(card, design=int(rng.integers(N_DECK_DESIGNS)), px_per_mm=_FACE_PPM, figure=figure)
     width_px = float(np.exp(rng.uniform(np.log(widths[0]), np.log(widths[1]))))
     side = int(width_px * 2.2) + 8
     canvas = np.empty((side, side, 3), dtype=np.uint8)
@@ -280,25 +286,29 @@ COMPOSITE_CHUNK = 500  # composite patches per cache file
 
 
 def build_composites(cache: Path, *, seed: int, count: int, spec: PatchSpec, chips: bool = False,
-                     widths: tuple[float, float] = COMPOSITE_WIDTHS) -> list[Path]:
+                     widths: tuple[float, float] = COMPOSITE_WIDTHS, figures: str = "own") -> list[Path]:
     """`count` composite patches (rounded up to whole chunks; with `chips`, casino chips among the covers;
-    cards `widths` px wide), chunk k drawn from seed (`seed`, k) and cached as its own file (skipped when
-    saved; other widths than `COMPOSITE_WIDTHS` are named in the file name)."""
-    return [_composite_chunk(cache, seed=seed, chunk=k, spec=spec, chips=chips, widths=widths)
-            for k in range(-(-count // COMPOSITE_CHUNK))]
+    cards `widths` px wide; court figures "own" or "any"), chunk k drawn from seed (`seed`, k) and cached as
+    its own file (skipped when saved; other widths than `COMPOSITE_WIDTHS` and figures "any" are named in
+    the file name)."""
+    if figures not in ("own", "any"):
+        raise ValueError(f"court figures: expected own or any, got {figures!r}")
+    return [_composite_chunk(cache, seed=seed, chunk=k, spec=spec, chips=chips, widths=widths,
+                             any_figure=figures == "any") for k in range(-(-count // COMPOSITE_CHUNK))]
 
 
 def _composite_chunk(cache: Path, *, seed: int, chunk: int, spec: PatchSpec, chips: bool,
-                     widths: tuple[float, float]) -> Path:
+                     widths: tuple[float, float], any_figure: bool) -> Path:
     sized = "" if widths == COMPOSITE_WIDTHS else f"_w{widths[0]:g}-{widths[1]:g}"
-    path = cache / f"composite{'_chips' if chips else ''}{sized}_{seed}_{chunk:04d}.npz"
+    figured = "_anyfig" if any_figure else ""
+    path = cache / f"composite{'_chips' if chips else ''}{sized}{figured}_{seed}_{chunk:04d}.npz"
     if path.is_file():
         return path
     cache.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng([seed, chunk, 11])
     patches, ranks, suits = [], [], []
     for _ in range(COMPOSITE_CHUNK):
-        patch, rank, suit = composite_sample(rng, spec=spec, chips=chips, widths=widths)
+        patch, rank, suit = composite_sample(rng, spec=spec, chips=chips, widths=widths, any_figure=any_figure)
         patches.append(patch)
         ranks.append(rank)
         suits.append(suit)
@@ -308,18 +318,19 @@ def _composite_chunk(cache: Path, *, seed: int, chunk: int, spec: PatchSpec, chi
     return path
 
 
-def chunk_path(cache: Path, *, seed: int, start: int) -> Path:
-    return cache / f"chunk_{seed}_{start:07d}.npz"
+def chunk_path(cache: Path, *, seed: int, start: int, figures: str = "own") -> Path:
+    return cache / f"chunk_{seed}{'' if figures == 'own' else '_' + figures + 'fig'}_{start:07d}.npz"
 
 
-def build_chunk(job: tuple[Path, int, int, int, PatchSpec]) -> Path:
+def build_chunk(job: tuple[Path, int, int, int, PatchSpec, str]) -> Path:
     """Render frames start .. start + count - 1 of `seed` and save their patches (skipped when saved)."""
-    cache, seed, start, count, spec = job
-    path = chunk_path(cache, seed=seed, start=start)
+    cache, seed, start, count, spec, figures = job
+    path = chunk_path(cache, seed=seed, start=start, figures=figures)
     if path.is_file():
         return path
     cv2.setNumThreads(1)
-    samples = Samples.concat([render_frame(seed, i, spec=spec) for i in range(start, start + count)], spec=spec)
+    samples = Samples.concat([render_frame(seed, i, spec=spec, figures=figures) for i in range(start, start + count)],
+                             spec=spec)
     partial = path.with_suffix(".partial.npz")
     np.savez(partial, patches=samples.patches, rank=samples.rank, suit=samples.suit)
     partial.replace(path)
@@ -327,12 +338,16 @@ def build_chunk(job: tuple[Path, int, int, int, PatchSpec]) -> Path:
     return path
 
 
-def build_cache(cache: Path, *, seed: int, frames: int, spec: PatchSpec, workers: int = 1) -> list[Path]:
-    """Render `frames` frames of `seed` into chunk files under `cache` (existing chunks are kept)."""
+def build_cache(cache: Path, *, seed: int, frames: int, spec: PatchSpec, workers: int = 1,
+                figures: str = "own") -> list[Path]:
+    """Render `frames` frames of `seed` (court figures as `scene.with_court_figures` draws them) into chunk
+    files under `cache` (existing chunks are kept)."""
     if frames < 1 or workers < 1:
         raise ValueError(f"expected at least one frame and one worker, got frames={frames}, workers={workers}")
+    if figures not in COURT_FIGURE_MODES:
+        raise ValueError(f"court figures: expected one of {', '.join(COURT_FIGURE_MODES)}, got {figures!r}")
     cache.mkdir(parents=True, exist_ok=True)
-    jobs = [(cache, seed, start, min(CHUNK, frames - start), spec) for start in range(0, frames, CHUNK)]
+    jobs = [(cache, seed, start, min(CHUNK, frames - start), spec, figures) for start in range(0, frames, CHUNK)]
     if workers == 1:
         return [build_chunk(job) for job in jobs]
     with multiprocessing.get_context("spawn").Pool(workers) as pool:

@@ -75,6 +75,7 @@ class CardTrainConfig:
     init: Path | None = None  # start from this exported model's weights (`load_onnx_weights`) instead of at random
     composite_chips: bool = False  # casino chips among the composites' covers (`cards_data.composite_sample`)
     small_composites: int = 0  # more composites, of cards SMALL_COMPOSITE_WIDTHS px wide, chips among the covers
+    court_figures: str = "own"  # "any": court cards show random court figures in the renders and composites
     out: Path = DEFAULT_OUT
 
     def __post_init__(self) -> None:
@@ -83,6 +84,8 @@ class CardTrainConfig:
         for name, share in (("chip_share", self.chip_share), ("small_share", self.small_share)):
             if not 0.0 <= share <= 1.0:
                 raise ValueError(f"expected {name} from 0 to 1, got {share}")
+        if self.court_figures not in ("own", "any"):
+            raise ValueError(f"expected court figures own or any, got {self.court_figures!r}")
         if self.minutes <= 0 or self.batch < 1 or self.threads < 1 or (self.steps is not None and self.steps < 1):
             raise ValueError(f"expected positive minutes, batch and threads, got {self.minutes}, {self.batch}, "
                              f"{self.threads}")
@@ -369,16 +372,17 @@ def train_cards(config: CardTrainConfig) -> tuple[Path, Evaluation]:
     torch.manual_seed(config.train_seed)
     spec = PatchSpec()
     paths = build_cache(config.cache, seed=config.seed, frames=config.frames, spec=spec,
-                        workers=config.render_workers)
+                        workers=config.render_workers, figures=config.court_figures)
     first_val = config.frames - config.val_frames
     val_paths = [p for p in paths if int(p.stem.rsplit("_", 1)[1]) >= first_val]
     train_paths = [p for p in paths if p not in val_paths]
     if config.composites:
         train_paths += build_composites(config.cache, seed=config.composite_seed, count=config.composites, spec=spec,
-                                        chips=config.composite_chips)
+                                        chips=config.composite_chips, figures=config.court_figures)
     if config.small_composites:  # their own seed, so that the composites above stay those of the shipped recipe
         train_paths += build_composites(config.cache, seed=config.composite_seed + 1, count=config.small_composites,
-                                        spec=spec, chips=True, widths=SMALL_COMPOSITE_WIDTHS)
+                                        spec=spec, chips=True, widths=SMALL_COMPOSITE_WIDTHS,
+                                        figures=config.court_figures)
     train = load_cache(train_paths, spec=spec)
     val = load_cache(val_paths, spec=spec)
     logger.info("training on %d patches (%d faces), validating on %d", len(train), int(train.is_face.sum()), len(val))

@@ -136,6 +136,9 @@ def _register_train_cards(sub: argparse._SubParsersAction[argparse.ArgumentParse
     cards.add_argument("--init", type=Path, help="start from this exported classifier's weights (fine-tune) "
                        "instead of at random")
     cards.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (warm-up, then a cosine to 0)")
+    cards.add_argument("--court-figures", choices=("own", "any"), default="own", help="court cards' figures in the "
+                       "training renders and composites: own, or any (a random court figure each: only the corner "
+                       "index tells a jack from a king, as on a deck whose figures are not ours); default own")
     cards.set_defaults(handler=run_train_cards)
 
 
@@ -189,7 +192,7 @@ def run_train_cards(args: argparse.Namespace) -> int:
                              render_workers=args.render_workers, minutes=args.minutes, steps=args.steps,
                              threads=args.threads, chip_share=args.chip_share,
                              composite_chips=args.composite_chips, small_composites=args.small_composites,
-                             small_share=args.small_share, init=args.init,
+                             small_share=args.small_share, init=args.init, court_figures=args.court_figures,
                              lr=args.lr, out=args.out or DEFAULT_OUT)
     path, result = train_cards(config)
     sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB); held-out card accuracy "

@@ -192,16 +192,18 @@ def _item(canvas: Image, pen: _Pen, card: Card, colours: tuple[Colour, Colour, C
     pen.shape(canvas, [(x - 0.06, 0.8), (x + 0.06, 0.8), (x + 0.07, 0.86), (x - 0.07, 0.86)], _WHITE)  # cuff
 
 
-def _half_figure(card: Card, spec: DeckDesign, *, size: tuple[int, int], ppm: float) -> Image:
-    """The figure drawn in the upper half of a (height, width) frame canvas."""
+def _half_figure(card: Card, spec: DeckDesign, *, size: tuple[int, int], ppm: float, figure: Rank) -> Image:
+    """The figure of `figure` (a court rank) drawn in the upper half of a (height, width) frame canvas, with
+    the letter and pip of `card`."""
     height, width = size
     canvas = np.empty((height, width, 3), dtype=np.uint8)
     canvas[...] = bgr(spec.paper_rgb)
     pen = _Pen(width=float(width), half=height / 2.0, line=max(1.0, 0.2 * ppm))
-    colours = _palette(spec, card)
-    _robe(canvas, pen, card, colours)
-    _item(canvas, pen, card, colours)
-    _head(canvas, pen, card, colours)
+    drawn = Card(figure, card.suit)
+    colours = _palette(spec, drawn)
+    _robe(canvas, pen, drawn, colours)
+    _item(canvas, pen, drawn, colours)
+    _head(canvas, pen, drawn, colours)
     ink = bgr(spec.red_rgb if card.suit.is_red else spec.black_rgb)
     pip_h = 0.15 * width
     draw_suit(canvas, card.suit, centre=(0.13 * width, 0.09 * height), height=pip_h, colour=ink)
@@ -216,11 +218,12 @@ def _half_figure(card: Card, spec: DeckDesign, *, size: tuple[int, int], ppm: fl
     return canvas
 
 
-def draw_court(image: Image, card: Card, spec: DeckDesign, *, ppm: float) -> None:
-    """Draw the framed court figure of `card` onto the face `image` (BGR, in place)."""
+def draw_court(image: Image, card: Card, spec: DeckDesign, *, ppm: float, figure: Rank | None = None) -> None:
+    """Draw the framed court figure of `card` onto the face `image` (BGR, in place); with `figure`, the figure
+    of that court rank instead (its letter and pip stay the card's): a deck whose figures are not ours."""
     x0, y0, x1, y1 = (round(v * ppm) for v in spec.court_frame())
     height, width = y1 - y0, x1 - x0
-    canvas = _half_figure(card, spec, size=(height, width), ppm=ppm)
+    canvas = _half_figure(card, spec, size=(height, width), ppm=ppm, figure=card.rank if figure is None else figure)
     turned = canvas[::-1, ::-1]
     rows = np.arange(height, dtype=np.float32)[:, None]
     cols = np.arange(width, dtype=np.float32)[None, :]

@@ -138,13 +138,13 @@ FACE_CACHE = ImageCache(max_bytes=768 << 20)
 _MIN_DRAW_PPM = 5.0  # faces are drawn at no less than this scale, then area-averaged down
 
 
-def _draw_face(card: Card, spec: DeckDesign, *, design: int, ppm: float) -> Image:
+def _draw_face(card: Card, spec: DeckDesign, *, design: int, ppm: float, figure: Rank | None) -> Image:
     """The face as a BGR image drawn at `ppm` (no alpha)."""
     w_mm, h_mm = spec.size_mm
     image = np.empty((round(h_mm * ppm), round(w_mm * ppm), 3), dtype=np.uint8)
     image[...] = bgr(spec.paper_rgb)
     if card.rank.is_court:
-        draw_court(image, card, spec, ppm=ppm)
+        draw_court(image, card, spec, ppm=ppm, figure=figure)
     elif card.rank is Rank.ACE:
         _draw_ace(image, card, spec, ppm=ppm)
     else:
@@ -153,26 +153,32 @@ def _draw_face(card: Card, spec: DeckDesign, *, design: int, ppm: float) -> Imag
     return image
 
 
-def card_face(card: Card, *, design: int, px_per_mm: float) -> Image:
+def card_face(card: Card, *, design: int, px_per_mm: float, figure: Rank | None = None) -> Image:
     """The upright face of `card` in deck `design`: BGRA uint8, (round(h*ppm), round(w*ppm), 4).
 
     Index top-left; alpha 255 inside the rounded card outline and 0 outside (anti-aliased). Small scales
-    are drawn at 5 px/mm and area-averaged down, as a camera would integrate them. Cached by
-    (card, design, px_per_mm); the returned array is shared and read-only (copy it before drawing on it).
+    are drawn at 5 px/mm and area-averaged down, as a camera would integrate them. A court card shows the
+    figure of `figure` (a court rank; None: its own), its indices unchanged: real decks' figures are not
+    ours, and only the indices tell a jack from a king on every deck. Cached by (card, design, px_per_mm,
+    figure); the returned array is shared and read-only (copy it before drawing on it).
     """
     deck_design(design)
     check_ppm(px_per_mm)
     if not isinstance(card, Card):
         raise ValueError(f"expected a Card, got {card!r}")
-    key = (card, int(design), float(px_per_mm))
-    return FACE_CACHE.get(key, lambda: _make_card_face(card, int(design), float(px_per_mm)))
+    if figure is not None and not (card.rank.is_court and isinstance(figure, Rank) and figure.is_court):
+        raise ValueError(f"expected a court figure (J, Q or K) for a court card, got figure {figure!r} for {card}")
+    if figure is card.rank:
+        figure = None  # its own: the same face
+    key = (card, int(design), float(px_per_mm), figure)
+    return FACE_CACHE.get(key, lambda: _make_card_face(card, int(design), float(px_per_mm), figure))
 
 
-def _make_card_face(card: Card, design: int, px_per_mm: float) -> Image:
+def _make_card_face(card: Card, design: int, px_per_mm: float, figure: Rank | None) -> Image:
     spec = deck_design(design)
     w_mm, h_mm = spec.size_mm
     width, height = round(w_mm * px_per_mm), round(h_mm * px_per_mm)
-    image = _draw_face(card, spec, design=design, ppm=max(px_per_mm, _MIN_DRAW_PPM))
+    image = _draw_face(card, spec, design=design, ppm=max(px_per_mm, _MIN_DRAW_PPM), figure=figure)
     if image.shape[:2] != (height, width):
         image = np.asarray(cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA), dtype=np.uint8)
     alpha = rounded_rect_alpha(height, width, spec.corner_radius_mm * px_per_mm)
