@@ -204,9 +204,9 @@ def test_a_court_card_shows_another_figure_with_its_own_indices(design: int) -> 
 
 
 def test_a_figure_is_only_for_a_court_card_and_only_a_court_figure() -> None:
-    with pytest.raises(ValueError, match="figure <Rank.KING: 13> for 7H"):
+    with pytest.raises(ValueError, match=r"figure <Rank\.KING: 13> for 7H"):
         card_face(Card.parse("7H"), design=0, px_per_mm=2.0, figure=Rank.KING)
-    with pytest.raises(ValueError, match="figure <Rank.TEN: 10> for QH"):
+    with pytest.raises(ValueError, match=r"figure <Rank\.TEN: 10> for QH"):
         card_face(Card.parse("QH"), design=0, px_per_mm=2.0, figure=Rank.TEN)
 
 

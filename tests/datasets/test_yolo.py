@@ -11,11 +11,11 @@ import pytest
 import yaml
 
 from floorman.cli import main
+from floorman.core.cards import Rank
+from floorman.datasets.random_scene import random_sample
 from floorman.datasets.render import ObjectTruth
 from floorman.datasets.render_cli import parse_size
 from floorman.datasets.render_dataset import DatasetSpec, render_dataset, val_indices
-from floorman.core.cards import Rank
-from floorman.datasets.random_scene import random_sample
 from floorman.datasets.scene import DetectorClass, with_court_figures
 from floorman.datasets.yolo import is_labelled, yolo_label
 

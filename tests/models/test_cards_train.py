@@ -246,3 +246,7 @@ def test_composites_and_renders_with_any_court_figure_are_cached_apart(tmp_path:
         build_composites(tmp_path, seed=3, count=1, spec=PatchSpec(), figures="shifted")
     with pytest.raises(ValueError, match="expected court figures own or any, got 'mine'"):
         cards_train.CardTrainConfig(court_figures="mine")
+    assert cards_train.CardTrainConfig().court_figures == "any"  # the shipped recipe since session 17
+    from floorman.cli import build_parser
+
+    assert build_parser().parse_args(["models", "train-cards"]).court_figures == "any"

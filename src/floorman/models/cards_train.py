@@ -75,7 +75,9 @@ class CardTrainConfig:
     init: Path | None = None  # start from this exported model's weights (`load_onnx_weights`) instead of at random
     composite_chips: bool = False  # casino chips among the composites' covers (`cards_data.composite_sample`)
     small_composites: int = 0  # more composites, of cards SMALL_COMPOSITE_WIDTHS px wide, chips among the covers
-    court_figures: str = "own"  # "any": court cards show random court figures in the renders and composites
+    # "any" (since session 17): court cards show random court figures in the renders and composites, so the net
+    # reads a jack from its corner index, not from our figure (real decks' figures are not ours); "own" before
+    court_figures: str = "any"
     out: Path = DEFAULT_OUT
 
     def __post_init__(self) -> None:

@@ -136,9 +136,10 @@ def _register_train_cards(sub: argparse._SubParsersAction[argparse.ArgumentParse
     cards.add_argument("--init", type=Path, help="start from this exported classifier's weights (fine-tune) "
                        "instead of at random")
     cards.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (warm-up, then a cosine to 0)")
-    cards.add_argument("--court-figures", choices=("own", "any"), default="own", help="court cards' figures in the "
-                       "training renders and composites: own, or any (a random court figure each: only the corner "
-                       "index tells a jack from a king, as on a deck whose figures are not ours); default own")
+    cards.add_argument("--court-figures", choices=("own", "any"), default="any", help="court cards' figures in the "
+                       "training renders and composites: any (default, the shipped recipe since session 17: a random "
+                       "court figure each, so only the corner index tells a jack from a king, as on a deck whose "
+                       "figures are not ours) or own (each its own, the recipe before)")
     cards.set_defaults(handler=run_train_cards)
 
 

@@ -193,8 +193,8 @@ def _item(canvas: Image, pen: _Pen, card: Card, colours: tuple[Colour, Colour, C
 
 
 def _half_figure(card: Card, spec: DeckDesign, *, size: tuple[int, int], ppm: float, figure: Rank) -> Image:
-    """The figure of `figure` (a court rank) drawn in the upper half of a (height, width) frame canvas, with
-    the letter and pip of `card`."""
+    """The figure of `figure` (a court rank), with its letter, drawn in the upper half of a (height, width) frame
+    canvas, with the pip of `card`."""
     height, width = size
     canvas = np.empty((height, width, 3), dtype=np.uint8)
     canvas[...] = bgr(spec.paper_rgb)
@@ -208,7 +208,7 @@ def _half_figure(card: Card, spec: DeckDesign, *, size: tuple[int, int], ppm: fl
     pip_h = 0.15 * width
     draw_suit(canvas, card.suit, centre=(0.13 * width, 0.09 * height), height=pip_h, colour=ink)
     letter = text_mask(
-        card.rank.index_glyph,
+        figure.index_glyph,
         font=spec.font,
         weight=spec.font_weight,
         height_px=max(2, round(0.14 * width)),
@@ -220,7 +220,8 @@ def _half_figure(card: Card, spec: DeckDesign, *, size: tuple[int, int], ppm: fl
 
 def draw_court(image: Image, card: Card, spec: DeckDesign, *, ppm: float, figure: Rank | None = None) -> None:
     """Draw the framed court figure of `card` onto the face `image` (BGR, in place); with `figure`, the figure
-    of that court rank instead (its letter and pip stay the card's): a deck whose figures are not ours."""
+    of that court rank instead, the letter in its frame too (the pip stays the card's): a deck whose figures
+    are not ours, where only the corner indices tell the rank."""
     x0, y0, x1, y1 = (round(v * ppm) for v in spec.court_frame())
     height, width = y1 - y0, x1 - x0
     canvas = _half_figure(card, spec, size=(height, width), ppm=ppm, figure=card.rank if figure is None else figure)
