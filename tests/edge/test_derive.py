@@ -200,6 +200,33 @@ def test_a_card_takes_the_identity_most_of_its_readings_back(deriver: EventDeriv
     assert [z["face_up"] for z in of(events, "zone_cards")] == [("5C",)]
 
 
+def test_a_board_card_is_dealt_when_it_settles_however_its_name_is_read(deriver: EventDeriver) -> None:
+    """A small turn card read as one name in a frame, another or none in the next is one card lying still: it is
+    dealt (and its street opened) when it settles, named by its readings so far (a 1280x720 video's turn card,
+    unread for 3.7 s, was dealt only once read)."""
+    scene = Scene(cards={1: card("deck", track=1, count=40, at=centre("deck"))})
+    run(deriver, scene.frames(5))
+    events: list[EventBase] = []
+    for frame, name in enumerate(["4D", None, "10D", None, "4D", None, None, "10D", None, "4D"]):
+        scene.cards[8] = card("board", track=8, face_up=True, identity=name, sure=0.4, at=centre("board"))
+        events += run(deriver, scene.frames(1))
+        if frame == 5:
+            assert [e["card"] for e in of(events, "card_dealt")] == ["4D"]  # within the settle, not at the end
+    scene.cards[9] = card("board", track=9, face_up=True, at=centre("board", 80))  # never read
+    events += run(deriver, scene.frames(10))
+    assert [e["card"] for e in of(events, "card_dealt")] == ["4D", None]
+
+
+def test_a_card_turned_up_on_the_stub_waits_for_its_name(deriver: EventDeriver) -> None:
+    """A face-up card on the deck (a rabbit card) is dealt once read: unread it is no evidence of which card."""
+    scene = Scene(cards={1: card("deck", track=1, count=40, at=centre("deck"))})
+    run(deriver, scene.frames(5))
+    scene.cards[8] = card("deck", track=8, face_up=True, at=centre("deck", 60))
+    assert of(run(deriver, scene.frames(10)), "card_dealt") == []
+    scene.cards[8] = card("deck", track=8, face_up=True, identity="KC", sure=0.4, at=centre("deck", 60))
+    assert [e["card"] for e in of(run(deriver, scene.frames(10)), "card_dealt")] == ["KC"]
+
+
 def test_the_button_moves_only_when_it_settles(deriver: EventDeriver) -> None:
     def button_at(seat: int) -> SeenButton:
         x, y = LAYOUT.seat(seat).position

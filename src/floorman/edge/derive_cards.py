@@ -29,6 +29,7 @@ from floorman.edge.derive_hands import ButtonDeriver, HandDeriver, ZoneDeriver, 
 from floorman.edge.derive_track import Track
 
 CardContent = tuple[tuple[str, ...], int]
+CardShape = tuple[int, int]  # face-up cards read, face-down cards
 _KINDS = (ZoneKind.HOLE, ZoneKind.BOARD, ZoneKind.MUCK, ZoneKind.DECK)
 FROM_DECK = "from_deck"
 PLACED = "placed"
@@ -36,7 +37,7 @@ CONTINUED = "continued"  # a card from the stub lost in flight whose flight anot
 LEFT = "left"  # a card from the stub seen moving off it, or in flight: a card left the stub
 
 
-class CardDeriver(ZoneDeriver[CardContent]):
+class CardDeriver(ZoneDeriver[CardShape]):
     """Card zones and deals."""
 
     def __init__(self, layout: TableLayout, *, config: DeriveConfig, out: Emitter, hands: HandDeriver,
@@ -132,7 +133,7 @@ class CardDeriver(ZoneDeriver[CardContent]):
             tracks = contents[name]
             settle = self._settle[name]
             first, before = not settle.known, settle.committed
-            if settle.observe(self._content(name, tracks), state.t):
+            if settle.observe(self._shape(name, tracks), state.t):
                 if before is not None and zone_seat(name) is not None and _count(settle.committed) < _count(before):
                     confirmed = self.hands.confirm(name, holding="cards")  # the hand did more than pass over them
                     if confirmed and _count(settle.committed) == 0:  # a fold takes them all (a hand hides a few)
@@ -230,6 +231,19 @@ class CardDeriver(ZoneDeriver[CardContent]):
         face_up, face_down = _content(tracks, identity=self.identity)
         return (face_up, face_down + self.absorbed) if zone == "muck" else (face_up, face_down)
 
+    def _shape(self, zone: str, tracks: list[Track]) -> CardShape:
+        """What a zone's content must hold steady to settle: how many cards lie face up and face down. Not the
+        face-up cards' names: a card lying still is one card whether it is read 4♦ in one frame and 10♦ in the
+        next (its name is the one its readings back most when it settles). On the board a face-up card counts read
+        or not: a board card is dealt and opens its street whether or not it can be read (settling on the names
+        held a turn card of a 1280x720 video back 3.7 s, unread until the classifier was sure of it, and its
+        street's actions were judged on the flop). Elsewhere a face-up card counts once read: a card turned up
+        on the stub is a rabbit card only by its name, which comes later than the card."""
+        up = sum(1 for t in tracks if isinstance(t.seen, SeenCard) and t.seen.face_up
+                 and (zone == "board" or self.identity(t) is not None))
+        down = sum(t.seen.count for t in tracks if isinstance(t.seen, SeenCard) and not t.seen.face_up)
+        return up, down + (self.absorbed if zone == "muck" else 0)
+
     def _doubles(self, track: Track, current: list[Track]) -> bool:
         """Whether a new track is a second box on a placed card seen now (a card partly covered by a hand is read as
         its uncovered part, a box of its own)."""
@@ -304,8 +318,8 @@ class CardDeriver(ZoneDeriver[CardContent]):
         return dealt
 
 
-def _count(content: CardContent | None) -> int:
-    return 0 if content is None else len(content[0]) + content[1]
+def _count(shape: CardShape | None) -> int:
+    return 0 if shape is None else shape[0] + shape[1]
 
 
 def _content(tracks: list[Track], *, identity: Callable[[Track], str | None]) -> CardContent:
