@@ -18,6 +18,10 @@ each card is read from the detector's card_face box best overlapping it (IoU >= 
 detector misses counts as unread. With --thresholds it also prints, for confidence thresholds around
 `MIN_CONFIDENCE`, how many wrong readings a threshold would accept and how many right ones it would refuse.
 `--min-width` / `--max-width` read other card widths (the cards of a 1280x720 video are 20-35 px wide).
+Rows for court cards (J, Q, K) and the others (2-10, A) come after the width and cover rows; `--classifier`
+reads with another card classifier file than the shipped one. On a set rendered with `--court-figures shifted`
+(each court card drawn with another court figure) it measures how the reader does on a deck whose figures it
+never saw (session 17: the classifier before read 0 % of such courts, the one since ~97 %).
 """
 
 from __future__ import annotations
