@@ -78,8 +78,9 @@ def register_render(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         "scenes as before, the same for a given seed)")
     parser.add_argument("--court-figures", choices=COURT_FIGURE_MODES, default="own",
                         help="the court cards' figures: own (default), shifted (a jack shows the queen's figure, a "
-                        "queen the king's, a king the jack's; indices unchanged: a deck whose figures the card "
-                        "reader never saw, as a real deck's are) or any (a random court figure each)")
+                        "queen the king's, a king the jack's, with the letter in the figure's frame; corner indices "
+                        "unchanged: a deck whose figures the card reader never saw, as a real deck's are) or any "
+                        "(a random court figure each)")
     parser.add_argument("--workers", type=_positive, default=1, help="worker processes (default 1)")
     parser.add_argument("--val-fraction", type=_fraction, default=0.1,
                         help="fraction of images in the validation split (default 0.1)")

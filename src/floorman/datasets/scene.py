@@ -223,7 +223,7 @@ class Scene:
 
 
 COURT_FIGURE_MODES = ("own", "shifted", "any")
-_COURTS = (Rank.JACK, Rank.QUEEN, Rank.KING)
+COURTS = (Rank.JACK, Rank.QUEEN, Rank.KING)
 
 
 def with_court_figures(scene: Scene, mode: str, rng: np.random.Generator | None = None) -> Scene:
@@ -241,9 +241,9 @@ def with_court_figures(scene: Scene, mode: str, rng: np.random.Generator | None 
     for card in scene.cards:
         if card.card.rank.is_court:
             if mode == "shifted" or rng is None:
-                figure = _COURTS[(_COURTS.index(card.card.rank) + 1) % len(_COURTS)]
+                figure = COURTS[(COURTS.index(card.card.rank) + 1) % len(COURTS)]
             else:
-                figure = _COURTS[int(rng.integers(len(_COURTS)))]
+                figure = COURTS[int(rng.integers(len(COURTS)))]
             card = replace(card, figure=figure)
         cards.append(card)
     return replace(scene, cards=cards)

@@ -29,7 +29,7 @@ from floorman.edge.derive_hands import ButtonDeriver, HandDeriver, ZoneDeriver, 
 from floorman.edge.derive_track import Track
 
 CardContent = tuple[tuple[str, ...], int]
-CardShape = tuple[int, int]  # face-up cards read, face-down cards
+CardShape = tuple[int, int]  # face-up cards (on the board read or not, elsewhere read), face-down cards
 _KINDS = (ZoneKind.HOLE, ZoneKind.BOARD, ZoneKind.MUCK, ZoneKind.DECK)
 FROM_DECK = "from_deck"
 PLACED = "placed"

@@ -23,13 +23,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from floorman.core.cards import Card, Rank, full_deck
+from floorman.core.cards import Card, full_deck
 from floorman.core.chips import ChipDenomination
 from floorman.datasets.effects import Effects, apply_effects
 from floorman.datasets.random_scene import random_sample
 from floorman.datasets.render import Renderer, RenderResult
 from floorman.datasets.render_dataset import TRAINING_OPTIONS, image_rng
-from floorman.datasets.scene import COURT_FIGURE_MODES, DetectorClass, with_court_figures
+from floorman.datasets.scene import COURT_FIGURE_MODES, COURTS, DetectorClass, with_court_figures
 from floorman.datasets.textures import N_DECK_DESIGNS, card_face
 from floorman.datasets.textures.chips import chip_top
 
@@ -164,7 +164,6 @@ def render_frame(seed: int, index: int, *, spec: PatchSpec, figures: str = "own"
     return frame_samples(result, np.random.default_rng([seed, index, 7]), spec=spec)
 
 
-_COURTS = (Rank.JACK, Rank.QUEEN, Rank.KING)
 _FACE_PPM = 4.0  # composites start from faces drawn at this scale (cached), shrunk to the wanted size
 _TABLE_BGR = ((62, 110, 38), (52, 92, 24), (128, 72, 30), (36, 34, 34), (98, 94, 92), (128, 178, 212),
               (150, 194, 222), (104, 156, 196), (170, 208, 232), (72, 118, 168))
@@ -196,7 +195,7 @@ def composite_sample(rng: np.random.Generator, *, spec: PatchSpec, chips: bool =
     ids."""
     deck = full_deck()
     card = deck[int(rng.integers(len(deck)))]
-    figure = _COURTS[int(rng.integers(len(_COURTS)))] if any_figure and card.rank.is_court else None
+    figure = COURTS[int(rng.integers(len(COURTS)))] if any_figure and card.rank.is_court else None
     face = card_face(card, design=int(rng.integers(N_DECK_DESIGNS)), px_per_mm=_FACE_PPM, figure=figure)
     width_px = float(np.exp(rng.uniform(np.log(widths[0]), np.log(widths[1]))))
     side = int(width_px * 2.2) + 8

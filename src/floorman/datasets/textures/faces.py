@@ -160,8 +160,8 @@ def card_face(card: Card, *, design: int, px_per_mm: float, figure: Rank | None 
     are drawn at 5 px/mm and area-averaged down, as a camera would integrate them. A court card shows the
     figure of `figure` (a court rank; None: its own) with that figure's letter in its frame, its corner
     indices unchanged: real decks' figures are not ours, and only the corner indices tell a jack from a king
-    on every deck. Cached by (card, design, px_per_mm,
-    figure); the returned array is shared and read-only (copy it before drawing on it).
+    on every deck. Cached by (card, design, px_per_mm, figure); the returned array is shared and read-only
+    (copy it before drawing on it).
     """
     deck_design(design)
     check_ppm(px_per_mm)
