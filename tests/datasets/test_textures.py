@@ -11,7 +11,7 @@ import pytest
 
 from floorman.core.cards import Card, Rank, Suit, full_deck
 from floorman.core.chips import ChipDenomination, ChipSet
-from floorman.datasets.scene import SurfaceKind, TableAppearance
+from floorman.datasets.scene import N_SUIT_SHAPES, SurfaceKind, TableAppearance
 from floorman.datasets.textures import (
     N_BACK_DESIGNS,
     N_DECK_DESIGNS,
@@ -27,6 +27,13 @@ from floorman.datasets.textures import (
 )
 from floorman.datasets.textures._common import ImageCache
 from floorman.datasets.textures.contact_sheet import contact_sheet
+from floorman.datasets.textures.suits import (
+    SuitShapeParams,
+    draw_suit,
+    suit_aspect,
+    suit_polygons,
+    suit_shape_params,
+)
 
 PPM = 4.0  # px/mm used by most tests: small and fast, index glyphs still ~32 px tall
 DESIGNS = range(N_DECK_DESIGNS)
@@ -208,6 +215,63 @@ def test_a_figure_is_only_for_a_court_card_and_only_a_court_figure() -> None:
         card_face(Card.parse("7H"), design=0, px_per_mm=2.0, figure=Rank.KING)
     with pytest.raises(ValueError, match=r"figure <Rank\.TEN: 10> for QH"):
         card_face(Card.parse("QH"), design=0, px_per_mm=2.0, figure=Rank.TEN)
+
+
+def _symbol_mask(suit: Suit, shape: int) -> np.ndarray:
+    mask = np.zeros((80, 80), np.uint8)
+    draw_suit(mask, suit, centre=(40.0, 40.0), height=64.0, colour=255, shape=shape)
+    return mask > 127
+
+
+def test_other_decks_suit_shapes_are_whole_symbols_unlike_ours() -> None:
+    own = {suit: _symbol_mask(suit, 0) for suit in Suit}
+    unlike = 0
+    for shape in range(1, N_SUIT_SHAPES + 1):
+        for suit in Suit:
+            points = np.concatenate(suit_polygons(suit, shape))
+            assert points[:, 1].min() == pytest.approx(-0.5, abs=0.03)  # one symbol height tall, centred
+            assert points[:, 1].max() == pytest.approx(0.5, abs=0.03)
+            assert abs(points[:, 0].min() + points[:, 0].max()) < 0.02
+            assert 0.55 < suit_aspect(suit, shape) < 1.2
+            mask = _symbol_mask(suit, shape)
+            unlike += int((mask & own[suit]).sum() / (mask | own[suit]).sum() < 0.9)
+    assert unlike > 2 * N_SUIT_SHAPES  # most symbols of most shapes are not ours
+    assert suit_shape_params(0) == SuitShapeParams()
+    assert len({suit_shape_params(k) for k in range(N_SUIT_SHAPES + 1)}) == N_SUIT_SHAPES + 1
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_a_face_in_another_decks_suit_shapes_changes_only_its_symbols(design: int) -> None:
+    card = Card.parse("7S")
+    own = card_face(card, design=design, px_per_mm=PPM)
+    assert card_face(card, design=design, px_per_mm=PPM, suit_shape=0) is own  # ours: the same face
+    other = card_face(card, design=design, px_per_mm=PPM, suit_shape=5)
+    differ = np.abs(own[..., :3].astype(int) - other[..., :3].astype(int)).max(axis=-1) > 40
+    assert differ.sum() > 100  # the pips and the indices' spades
+    ink = np.zeros(differ.shape, np.uint8)
+    for shape in (0, 5):  # every changed pixel lies on a symbol of one deck or the other
+        mask = np.zeros(differ.shape, np.uint8)
+        for column, row in pip_positions(card.rank):
+            spec = deck_design(design)
+            left, right = spec.pip_columns
+            top, bottom = spec.pip_rows
+            x = {-1: left, 0: 0.5, 1: right}[column] * spec.size_mm[0] * PPM
+            y = (top + (bottom - top) * row) * spec.size_mm[1] * PPM
+            draw_suit(mask, card.suit, centre=(x, y), height=spec.pip_height_mm * PPM, colour=255,
+                      rotate=row > 0.5, shape=shape)
+        ink |= mask
+    for region in index_regions(design):
+        x0, y0, x1, y1 = (round(v * PPM) for v in region)
+        ink[max(0, y0 - 2) : y1 + 2, max(0, x0 - 2) : x1 + 2] = 255
+    ink = cv2.dilate(ink, np.ones((3, 3), np.uint8))
+    assert not (differ & (ink == 0)).any()
+
+
+def test_a_suit_shape_out_of_range_is_named() -> None:
+    with pytest.raises(ValueError, match=rf"suit shape: expected an integer in 0\.\.{N_SUIT_SHAPES}, got 65"):
+        card_face(Card.parse("7S"), design=0, px_per_mm=2.0, suit_shape=65)
+    with pytest.raises(ValueError, match="got -1"):
+        suit_polygons(Suit.CLUBS, -1)
 
 
 def test_contact_sheet_shows_all_52_faces() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -16,7 +17,7 @@ from floorman.datasets.random_scene import random_sample
 from floorman.datasets.render import ObjectTruth
 from floorman.datasets.render_cli import parse_size
 from floorman.datasets.render_dataset import DatasetSpec, render_dataset, val_indices
-from floorman.datasets.scene import DetectorClass, with_court_figures
+from floorman.datasets.scene import N_SUIT_SHAPES, DetectorClass, with_court_figures, with_suit_shapes
 from floorman.datasets.yolo import is_labelled, yolo_label
 
 
@@ -132,6 +133,42 @@ def test_court_figures_shifted_or_drawn_and_nothing_else_changed() -> None:
         with_court_figures(scene, "mixed")
     with pytest.raises(ValueError, match="expected a random generator"):
         with_court_figures(scene, "any")
+
+
+def test_suit_shapes_drawn_per_card_and_nothing_else_changed() -> None:
+    scene, _ = random_sample(np.random.default_rng(4))
+    assert with_suit_shapes(scene, "own") is scene
+    drawn = with_suit_shapes(scene, "any", np.random.default_rng(1))
+    assert all(card.suit_shape == 0 for card in scene.cards)
+    assert all(1 <= card.suit_shape <= N_SUIT_SHAPES for card in drawn.cards)
+    assert len({card.suit_shape for card in drawn.cards}) > 1
+    for before, after in zip(scene.cards, drawn.cards, strict=True):
+        assert replace(after, suit_shape=0) == before
+    assert (drawn.chips, drawn.decks, drawn.hands) == (scene.chips, scene.decks, scene.hands)
+    with pytest.raises(ValueError, match="suit shapes: expected one of own, any, got 'shifted'"):
+        with_suit_shapes(scene, "shifted")
+    with pytest.raises(ValueError, match="expected a random generator"):
+        with_suit_shapes(scene, "any")
+
+
+def test_render_with_other_suit_shapes_changes_only_face_up_cards_pixels(tmp_path: Path) -> None:
+    for suits in ("own", "any"):
+        assert main(["datasets", "render", "--count", "1", "--seed", "1", "--out", str(tmp_path / suits), "--size",
+                     "1600x1000", "--style", "home", "--val-fraction", "0", "--no-progress", "--suit-shapes",
+                     suits]) == 0
+    sidecar = next((tmp_path / "own").glob("meta/train/*.json"))
+    assert sidecar.read_text() == (tmp_path / "any" / sidecar.relative_to(tmp_path / "own")).read_text()
+    meta = json.loads(sidecar.read_text())
+    own = cv2.imread(str(tmp_path / "own" / meta["image"])).astype(int)
+    other = cv2.imread(str(tmp_path / "any" / meta["image"])).astype(int)
+    differ = np.abs(own - other).max(axis=-1) > 40
+    faces = np.zeros(differ.shape, bool)
+    for obj in meta["objects"]:
+        if obj["cls"] == "card_face":
+            x0, y0, x1, y1 = (round(v) for v in obj["box"])
+            faces[max(0, y0 - 2) : y1 + 2, max(0, x0 - 2) : x1 + 2] = True
+    assert not differ[~faces].any()
+    assert differ[faces].sum() > 100
 
 
 def test_render_with_shifted_figures_changes_only_the_court_cards_pixels(tmp_path: Path) -> None:

@@ -221,14 +221,18 @@ def test_composites_of_small_cards_are_blurrier_and_cached_apart(tmp_path: Path,
     assert [p.name for p in small + usual] == ["composite_chips_w36-80_3_0000.npz", "composite_chips_3_0000.npz"]
 
 
-def test_composites_and_renders_with_any_court_figure_are_cached_apart(tmp_path: Path,
+def test_composites_and_renders_with_any_court_figure_or_suit_shape_are_cached_apart(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     drawn: list[tuple[Card, Rank | None]] = []
     face = cards_data.card_face
 
-    def recorded(card: Card, *, design: int, px_per_mm: float, figure: Rank | None = None) -> np.ndarray:
+    shapes: list[int] = []
+
+    def recorded(card: Card, *, design: int, px_per_mm: float, figure: Rank | None = None,
+                 suit_shape: int = 0) -> np.ndarray:
         drawn.append((card, figure))
-        return face(card, design=design, px_per_mm=px_per_mm, figure=figure)
+        shapes.append(suit_shape)
+        return face(card, design=design, px_per_mm=px_per_mm, figure=figure, suit_shape=suit_shape)
 
     monkeypatch.setattr("floorman.models.cards_data.card_face", recorded)
     monkeypatch.setattr("floorman.models.cards_data.COMPOSITE_CHUNK", 40)
@@ -250,3 +254,16 @@ def test_composites_and_renders_with_any_court_figure_are_cached_apart(tmp_path:
     from floorman.cli import build_parser
 
     assert build_parser().parse_args(["models", "train-cards"]).court_figures == "any"
+
+    shapes.clear()
+    anysuit = build_composites(tmp_path, seed=3, count=40, spec=PatchSpec(), figures="any", suits="any")
+    assert anysuit[0].name == "composite_anyfig_anysuit_3_0000.npz"
+    assert len(set(shapes)) > 5 and 0 in shapes  # the card's shape drawn; a cover card keeps ours
+    assert cards_data.chunk_path(tmp_path, seed=7, start=25, figures="any", suits="any").name == (
+        "chunk_7_anyfig_anysuit_0000025.npz")
+    with pytest.raises(ValueError, match="suit shapes: expected one of own, any, got 'mine'"):
+        build_composites(tmp_path, seed=3, count=1, spec=PatchSpec(), suits="mine")
+    with pytest.raises(ValueError, match="expected suit shapes own or any, got 'mine'"):
+        cards_train.CardTrainConfig(suit_shapes="mine")
+    assert cards_train.CardTrainConfig().suit_shapes == "any"  # the shipped recipe since session 18
+    assert build_parser().parse_args(["models", "train-cards"]).suit_shapes == "any"

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from floorman.datasets.random_scene import SceneStyle
 from floorman.datasets.render_dataset import DatasetSpec, render_dataset
-from floorman.datasets.scene import COURT_FIGURE_MODES
+from floorman.datasets.scene import COURT_FIGURE_MODES, N_SUIT_SHAPES, SUIT_SHAPE_MODES
 
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 
@@ -81,6 +81,10 @@ def register_render(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         "queen the king's, a king the jack's, with the letter in the figure's frame; corner indices "
                         "unchanged: a deck whose figures the card reader never saw, as a real deck's are) or any "
                         "(a random court figure each)")
+    parser.add_argument("--suit-shapes", choices=SUIT_SHAPE_MODES, default="own",
+                        help="the cards' suit symbols (pips, corner indices): own (default) or any (each card one "
+                        f"of {N_SUIT_SHAPES} other decks' shapes: wider or narrower spades, thin or broad stems, "
+                        "rounder clubs, straighter diamonds; real decks' symbols are not ours)")
     parser.add_argument("--workers", type=_positive, default=1, help="worker processes (default 1)")
     parser.add_argument("--val-fraction", type=_fraction, default=0.1,
                         help="fraction of images in the validation split (default 0.1)")
@@ -94,7 +98,7 @@ def run_render(args: argparse.Namespace) -> int:
     spec = DatasetSpec(out=args.out, count=args.count, seed=args.seed, size=args.size, workers=args.workers,
                        val_fraction=args.val_fraction, overwrite=args.overwrite, progress=not args.no_progress,
                        style=None if args.style == "mixed" else SceneStyle(args.style), seat_chips=args.seat_chips,
-                       court_figures=args.court_figures)
+                       court_figures=args.court_figures, suit_shapes=args.suit_shapes)
     summary = render_dataset(spec)
     sys.stdout.write(f"wrote {summary.train + summary.val} images ({summary.train} train, {summary.val} val), "
                      f"{summary.labels} labels, to {summary.out}\n")

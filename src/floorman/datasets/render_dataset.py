@@ -21,7 +21,7 @@ from floorman.core.errors import FloormanError
 from floorman.datasets.effects import Effects
 from floorman.datasets.random_scene import SceneStyle, random_sample
 from floorman.datasets.render import Renderer, RenderOptions
-from floorman.datasets.scene import COURT_FIGURE_MODES, with_court_figures
+from floorman.datasets.scene import COURT_FIGURE_MODES, SUIT_SHAPE_MODES, with_court_figures, with_suit_shapes
 from floorman.datasets.yolo import image_meta, labels_text, write_data_yaml, yolo_labels
 
 logger = logging.getLogger(__name__)
@@ -45,6 +45,7 @@ class DatasetSpec:
     style: SceneStyle | None = None  # None: both styles, home one time in five
     seat_chips: float = 0.0  # chance a casino scene's seats hold their stacks side by side (`seat_chips`)
     court_figures: str = "own"  # the court cards' figures (`scene.with_court_figures`)
+    suit_shapes: str = "own"  # the cards' suit symbols (`scene.with_suit_shapes`)
 
     def __post_init__(self) -> None:
         if self.count < 1:
@@ -60,6 +61,8 @@ class DatasetSpec:
         if self.court_figures not in COURT_FIGURE_MODES:
             raise ValueError(f"court figures: expected one of {', '.join(COURT_FIGURE_MODES)}, got "
                              f"{self.court_figures!r}")
+        if self.suit_shapes not in SUIT_SHAPE_MODES:
+            raise ValueError(f"suit shapes: expected one of {', '.join(SUIT_SHAPE_MODES)}, got {self.suit_shapes!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +110,7 @@ def render_image(job: ImageJob) -> ImageDone:
     scene, camera = random_sample(rng, size=spec.size, style=spec.style, seat_chips=spec.seat_chips)
     # Figures drawn apart from the scene's generator: the same seed gives the same frames but for the figures.
     scene = with_court_figures(scene, spec.court_figures, np.random.default_rng([spec.seed, job.index, 13]))
+    scene = with_suit_shapes(scene, spec.suit_shapes, np.random.default_rng([spec.seed, job.index, 17]))
     effects = Effects.random(rng)
     # The effects' JPEG re-compression is the file's own encoding: one encode instead of encode-decode-encode.
     in_render = replace(effects, jpeg_quality=None)

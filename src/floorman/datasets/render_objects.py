@@ -116,7 +116,8 @@ def draw_card(canvas: Canvas, camera: Camera, card: CardObject, *, lighting: Lig
     level = quantised_px_per_mm(_screen_scale(corners_px, w * h))
     texture: ImageU8
     if card.face_up:
-        texture = card_face(card.card, design=card.design, px_per_mm=level, figure=card.figure)
+        texture = card_face(card.card, design=card.design, px_per_mm=level, figure=card.figure,
+                            suit_shape=card.suit_shape)
     else:
         texture = card_back(card.back, size_mm=card.size_mm, px_per_mm=level)
     plane = camera.plane_homography(z)

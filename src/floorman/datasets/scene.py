@@ -117,6 +117,7 @@ class CardObject:
     back: int = 0  # back pattern index
     size_mm: tuple[float, float] = POKER_CARD_MM
     figure: Rank | None = None  # a court card's figure: None its own; another court rank for a deck not ours
+    suit_shape: int = 0  # its suit symbols' shape (`textures.suits`): 0 ours, 1..N_SUIT_SHAPES another deck's
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,3 +248,22 @@ def with_court_figures(scene: Scene, mode: str, rng: np.random.Generator | None 
             card = replace(card, figure=figure)
         cards.append(card)
     return replace(scene, cards=cards)
+
+
+SUIT_SHAPE_MODES = ("own", "any")
+N_SUIT_SHAPES = 64
+"""Suit shape variants other than our deck's (`textures.suits.suit_shape_params(1 .. N_SUIT_SHAPES)`)."""
+
+
+def with_suit_shapes(scene: Scene, mode: str, rng: np.random.Generator | None = None) -> Scene:
+    """`scene` with its cards' suit symbols drawn as `mode` says: "own" (ours) or "any" (one of the
+    `N_SUIT_SHAPES` other decks' shapes drawn by `rng` for each card: real decks' spades and clubs are not ours,
+    and a reader that learnt our shapes reads another deck's spade as a club)."""
+    if mode not in SUIT_SHAPE_MODES:
+        raise ValueError(f"suit shapes: expected one of {', '.join(SUIT_SHAPE_MODES)}, got {mode!r}")
+    if mode == "own":
+        return scene
+    if rng is None:
+        raise ValueError("suit shapes 'any' draws each card's shape: expected a random generator")
+    shapes = rng.integers(1, N_SUIT_SHAPES + 1, size=len(scene.cards))
+    return replace(scene, cards=[replace(card, suit_shape=int(k)) for card, k in zip(scene.cards, shapes, strict=True)])

@@ -29,7 +29,15 @@ from floorman.datasets.effects import Effects, apply_effects
 from floorman.datasets.random_scene import random_sample
 from floorman.datasets.render import Renderer, RenderResult
 from floorman.datasets.render_dataset import TRAINING_OPTIONS, image_rng
-from floorman.datasets.scene import COURT_FIGURE_MODES, COURTS, DetectorClass, with_court_figures
+from floorman.datasets.scene import (
+    COURT_FIGURE_MODES,
+    COURTS,
+    N_SUIT_SHAPES,
+    SUIT_SHAPE_MODES,
+    DetectorClass,
+    with_court_figures,
+    with_suit_shapes,
+)
 from floorman.datasets.textures import N_DECK_DESIGNS, card_face
 from floorman.datasets.textures.chips import chip_top
 
@@ -153,12 +161,13 @@ def frame_samples(result: RenderResult, rng: np.random.Generator, *, spec: Patch
     return Samples(patches=np.stack(patches), rank=np.array(ranks, np.int64), suit=np.array(suits, np.int64))
 
 
-def render_frame(seed: int, index: int, *, spec: PatchSpec, figures: str = "own") -> Samples:
-    """Frame `index` of `seed`, drawn and rendered as `floorman datasets render --court-figures FIGURES` draws
-    it, cut into patches."""
+def render_frame(seed: int, index: int, *, spec: PatchSpec, figures: str = "own", suits: str = "own") -> Samples:
+    """Frame `index` of `seed`, drawn and rendered as `floorman datasets render --court-figures FIGURES
+    --suit-shapes SUITS` draws it, cut into patches."""
     rng = image_rng(seed, index)
     scene, camera = random_sample(rng, size=None)
     scene = with_court_figures(scene, figures, np.random.default_rng([seed, index, 13]))
+    scene = with_suit_shapes(scene, suits, np.random.default_rng([seed, index, 17]))
     effects = Effects.random(rng)
     result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=effects, rng=rng)
     return frame_samples(result, np.random.default_rng([seed, index, 7]), spec=spec)
@@ -187,16 +196,18 @@ def _placed(face: Image, *, width_px: float, angle: float, centre: tuple[float, 
 
 def composite_sample(rng: np.random.Generator, *, spec: PatchSpec, chips: bool = False,
                      widths: tuple[float, float] = COMPOSITE_WIDTHS,
-                     any_figure: bool = False) -> tuple[Image, int, int]:
+                     any_figure: bool = False, any_suits: bool = False) -> tuple[Image, int, int]:
     """One card face pasted on a plain table at a random size (`widths` px wide, log-uniform) and angle, maybe
     partly under another card or a round blob (a chip, a fingertip), or with `chips` a casino chip lying on
     it, through the camera effects; its jittered outline warped to the patch. With `any_figure` a court card
-    shows a random court figure (only its indices tell its rank). Returns the patch and the rank and suit
-    ids."""
+    shows a random court figure (only its indices tell its rank); with `any_suits` its suit symbols are one of
+    the other decks' shapes (`scene.with_suit_shapes`). Returns the patch and the rank and suit ids."""
     deck = full_deck()
     card = deck[int(rng.integers(len(deck)))]
     figure = COURTS[int(rng.integers(len(COURTS)))] if any_figure and card.rank.is_court else None
-    face = card_face(card, design=int(rng.integers(N_DECK_DESIGNS)), px_per_mm=_FACE_PPM, figure=figure)
+    shape = int(rng.integers(1, N_SUIT_SHAPES + 1)) if any_suits else 0
+    face = card_face(card, design=int(rng.integers(N_DECK_DESIGNS)), px_per_mm=_FACE_PPM, figure=figure,
+                     suit_shape=shape)
     width_px = float(np.exp(rng.uniform(np.log(widths[0]), np.log(widths[1]))))
     side = int(width_px * 2.2) + 8
     canvas = np.empty((side, side, 3), dtype=np.uint8)
@@ -285,21 +296,25 @@ COMPOSITE_CHUNK = 500  # composite patches per cache file
 
 
 def build_composites(cache: Path, *, seed: int, count: int, spec: PatchSpec, chips: bool = False,
-                     widths: tuple[float, float] = COMPOSITE_WIDTHS, figures: str = "own") -> list[Path]:
+                     widths: tuple[float, float] = COMPOSITE_WIDTHS, figures: str = "own",
+                     suits: str = "own") -> list[Path]:
     """`count` composite patches (rounded up to whole chunks; with `chips`, casino chips among the covers;
-    cards `widths` px wide; court figures "own" or "any"), chunk k drawn from seed (`seed`, k) and cached as
-    its own file (skipped when saved; other widths than `COMPOSITE_WIDTHS` and figures "any" are named in
-    the file name)."""
+    cards `widths` px wide; court figures "own" or "any"; suit shapes "own" or "any"), chunk k drawn from seed
+    (`seed`, k) and cached as its own file (skipped when saved; other widths than `COMPOSITE_WIDTHS`, figures
+    "any" and suit shapes "any" are named in the file name)."""
     if figures not in ("own", "any"):
         raise ValueError(f"court figures: expected own or any, got {figures!r}")
+    if suits not in SUIT_SHAPE_MODES:
+        raise ValueError(f"suit shapes: expected one of {', '.join(SUIT_SHAPE_MODES)}, got {suits!r}")
     return [_composite_chunk(cache, seed=seed, chunk=k, spec=spec, chips=chips, widths=widths,
-                             any_figure=figures == "any") for k in range(-(-count // COMPOSITE_CHUNK))]
+                             any_figure=figures == "any", any_suits=suits == "any")
+            for k in range(-(-count // COMPOSITE_CHUNK))]
 
 
 def _composite_chunk(cache: Path, *, seed: int, chunk: int, spec: PatchSpec, chips: bool,
-                     widths: tuple[float, float], any_figure: bool) -> Path:
+                     widths: tuple[float, float], any_figure: bool, any_suits: bool) -> Path:
     sized = "" if widths == COMPOSITE_WIDTHS else f"_w{widths[0]:g}-{widths[1]:g}"
-    figured = "_anyfig" if any_figure else ""
+    figured = ("_anyfig" if any_figure else "") + ("_anysuit" if any_suits else "")
     path = cache / f"composite{'_chips' if chips else ''}{sized}{figured}_{seed}_{chunk:04d}.npz"
     if path.is_file():
         return path
@@ -307,7 +322,8 @@ def _composite_chunk(cache: Path, *, seed: int, chunk: int, spec: PatchSpec, chi
     rng = np.random.default_rng([seed, chunk, 11])
     patches, ranks, suits = [], [], []
     for _ in range(COMPOSITE_CHUNK):
-        patch, rank, suit = composite_sample(rng, spec=spec, chips=chips, widths=widths, any_figure=any_figure)
+        patch, rank, suit = composite_sample(rng, spec=spec, chips=chips, widths=widths, any_figure=any_figure,
+                                             any_suits=any_suits)
         patches.append(patch)
         ranks.append(rank)
         suits.append(suit)
@@ -317,19 +333,20 @@ def _composite_chunk(cache: Path, *, seed: int, chunk: int, spec: PatchSpec, chi
     return path
 
 
-def chunk_path(cache: Path, *, seed: int, start: int, figures: str = "own") -> Path:
-    return cache / f"chunk_{seed}{'' if figures == 'own' else '_' + figures + 'fig'}_{start:07d}.npz"
+def chunk_path(cache: Path, *, seed: int, start: int, figures: str = "own", suits: str = "own") -> Path:
+    tag = ("" if figures == "own" else f"_{figures}fig") + ("" if suits == "own" else f"_{suits}suit")
+    return cache / f"chunk_{seed}{tag}_{start:07d}.npz"
 
 
-def build_chunk(job: tuple[Path, int, int, int, PatchSpec, str]) -> Path:
+def build_chunk(job: tuple[Path, int, int, int, PatchSpec, str, str]) -> Path:
     """Render frames start .. start + count - 1 of `seed` and save their patches (skipped when saved)."""
-    cache, seed, start, count, spec, figures = job
-    path = chunk_path(cache, seed=seed, start=start, figures=figures)
+    cache, seed, start, count, spec, figures, suits = job
+    path = chunk_path(cache, seed=seed, start=start, figures=figures, suits=suits)
     if path.is_file():
         return path
     cv2.setNumThreads(1)
-    samples = Samples.concat([render_frame(seed, i, spec=spec, figures=figures) for i in range(start, start + count)],
-                             spec=spec)
+    samples = Samples.concat([render_frame(seed, i, spec=spec, figures=figures, suits=suits)
+                              for i in range(start, start + count)], spec=spec)
     partial = path.with_suffix(".partial.npz")
     np.savez(partial, patches=samples.patches, rank=samples.rank, suit=samples.suit)
     partial.replace(path)
@@ -338,15 +355,17 @@ def build_chunk(job: tuple[Path, int, int, int, PatchSpec, str]) -> Path:
 
 
 def build_cache(cache: Path, *, seed: int, frames: int, spec: PatchSpec, workers: int = 1,
-                figures: str = "own") -> list[Path]:
-    """Render `frames` frames of `seed` (court figures as `scene.with_court_figures` draws them) into chunk
-    files under `cache` (existing chunks are kept)."""
+                figures: str = "own", suits: str = "own") -> list[Path]:
+    """Render `frames` frames of `seed` (court figures and suit shapes as `scene.with_court_figures` and
+    `scene.with_suit_shapes` draw them) into chunk files under `cache` (existing chunks are kept)."""
     if frames < 1 or workers < 1:
         raise ValueError(f"expected at least one frame and one worker, got frames={frames}, workers={workers}")
     if figures not in COURT_FIGURE_MODES:
         raise ValueError(f"court figures: expected one of {', '.join(COURT_FIGURE_MODES)}, got {figures!r}")
+    if suits not in SUIT_SHAPE_MODES:
+        raise ValueError(f"suit shapes: expected one of {', '.join(SUIT_SHAPE_MODES)}, got {suits!r}")
     cache.mkdir(parents=True, exist_ok=True)
-    jobs = [(cache, seed, start, min(CHUNK, frames - start), spec, figures) for start in range(0, frames, CHUNK)]
+    jobs = [(cache, seed, start, min(CHUNK, frames - start), spec, figures, suits) for start in range(0, frames, CHUNK)]
     if workers == 1:
         return [build_chunk(job) for job in jobs]
     with multiprocessing.get_context("spawn").Pool(workers) as pool:

@@ -140,6 +140,10 @@ def _register_train_cards(sub: argparse._SubParsersAction[argparse.ArgumentParse
                        "training renders and composites: any (default, the shipped recipe since session 17: a random "
                        "court figure each, so only the corner index tells a jack from a king, as on a deck whose "
                        "figures are not ours) or own (each its own, the recipe before)")
+    cards.add_argument("--suit-shapes", choices=("own", "any"), default="any", help="cards' suit symbols in the "
+                       "training renders and composites: any (default, the shipped recipe since session 18: each "
+                       "card one of other decks' spade, heart, diamond and club shapes, as real decks' are not "
+                       "ours) or own (our deck's, the recipe before)")
     cards.set_defaults(handler=run_train_cards)
 
 
@@ -194,7 +198,7 @@ def run_train_cards(args: argparse.Namespace) -> int:
                              threads=args.threads, chip_share=args.chip_share,
                              composite_chips=args.composite_chips, small_composites=args.small_composites,
                              small_share=args.small_share, init=args.init, court_figures=args.court_figures,
-                             lr=args.lr, out=args.out or DEFAULT_OUT)
+                             suit_shapes=args.suit_shapes, lr=args.lr, out=args.out or DEFAULT_OUT)
     path, result = train_cards(config)
     sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB); held-out card accuracy "
                      f"{result.card_accuracy:.4f} on {result.faces} faces, face/not-face {result.face_accuracy:.4f}\n")

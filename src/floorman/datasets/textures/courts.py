@@ -192,7 +192,8 @@ def _item(canvas: Image, pen: _Pen, card: Card, colours: tuple[Colour, Colour, C
     pen.shape(canvas, [(x - 0.06, 0.8), (x + 0.06, 0.8), (x + 0.07, 0.86), (x - 0.07, 0.86)], _WHITE)  # cuff
 
 
-def _half_figure(card: Card, spec: DeckDesign, *, size: tuple[int, int], ppm: float, figure: Rank) -> Image:
+def _half_figure(card: Card, spec: DeckDesign, *, size: tuple[int, int], ppm: float, figure: Rank,
+                 suit_shape: int = 0) -> Image:
     """The figure of `figure` (a court rank), with its letter, drawn in the upper half of a (height, width) frame
     canvas, with the pip of `card`."""
     height, width = size
@@ -206,7 +207,7 @@ def _half_figure(card: Card, spec: DeckDesign, *, size: tuple[int, int], ppm: fl
     _head(canvas, pen, drawn, colours)
     ink = bgr(spec.red_rgb if card.suit.is_red else spec.black_rgb)
     pip_h = 0.15 * width
-    draw_suit(canvas, card.suit, centre=(0.13 * width, 0.09 * height), height=pip_h, colour=ink)
+    draw_suit(canvas, card.suit, centre=(0.13 * width, 0.09 * height), height=pip_h, colour=ink, shape=suit_shape)
     letter = text_mask(
         figure.index_glyph,
         font=spec.font,
@@ -218,13 +219,15 @@ def _half_figure(card: Card, spec: DeckDesign, *, size: tuple[int, int], ppm: fl
     return canvas
 
 
-def draw_court(image: Image, card: Card, spec: DeckDesign, *, ppm: float, figure: Rank | None = None) -> None:
+def draw_court(image: Image, card: Card, spec: DeckDesign, *, ppm: float, figure: Rank | None = None,
+               suit_shape: int = 0) -> None:
     """Draw the framed court figure of `card` onto the face `image` (BGR, in place); with `figure`, the figure
     of that court rank instead, the letter in its frame too (the pip stays the card's): a deck whose figures
     are not ours, where only the corner indices tell the rank."""
     x0, y0, x1, y1 = (round(v * ppm) for v in spec.court_frame())
     height, width = y1 - y0, x1 - x0
-    canvas = _half_figure(card, spec, size=(height, width), ppm=ppm, figure=card.rank if figure is None else figure)
+    canvas = _half_figure(card, spec, size=(height, width), ppm=ppm, figure=card.rank if figure is None else figure,
+                          suit_shape=suit_shape)
     turned = canvas[::-1, ::-1]
     rows = np.arange(height, dtype=np.float32)[:, None]
     cols = np.arange(width, dtype=np.float32)[None, :]

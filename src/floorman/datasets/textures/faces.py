@@ -23,7 +23,7 @@ from floorman.datasets.textures._common import (
 from floorman.datasets.textures.courts import draw_court
 from floorman.datasets.textures.design import DeckDesign, corner_box, deck_design
 from floorman.datasets.textures.glyphs import text_mask
-from floorman.datasets.textures.suits import SUIT_ASPECT, draw_suit, suit_outline
+from floorman.datasets.textures.suits import draw_suit, suit_aspect, suit_outline, suit_shape_params
 
 # Pip positions (column, row) for 2..10: column -1/0/1 = left/centre/right, row 0 = top .. 1 = bottom pip row.
 _PIPS: dict[int, tuple[tuple[int, float], ...]] = {
@@ -60,8 +60,9 @@ def ink_rgb(spec: DeckDesign, suit: Suit) -> tuple[int, int, int]:
 
 
 @functools.lru_cache(maxsize=1024)
-def index_mask(card: Card, *, design: int, px_per_mm: float) -> Image:
-    """Coverage mask of the top-left corner index (rank over suit pip), the size of the index box in pixels."""
+def index_mask(card: Card, *, design: int, px_per_mm: float, suit_shape: int = 0) -> Image:
+    """Coverage mask of the top-left corner index (rank over suit pip; the pip in suit shape `suit_shape`), the
+    size of the index box in pixels."""
     spec = deck_design(design)
     x0, y0, x1, y1 = spec.index_box()
     width, height = round((x1 - x0) * px_per_mm), round((y1 - y0) * px_per_mm)
@@ -78,14 +79,14 @@ def index_mask(card: Card, *, design: int, px_per_mm: float) -> Image:
     gx = (width - glyphs.shape[1]) // 2
     mask[:rank_h, gx : gx + glyphs.shape[1]] = glyphs[: min(rank_h, height)]
     pip_h = spec.index_pip_mm * px_per_mm
-    pip_h = min(pip_h, width / SUIT_ASPECT[card.suit])
+    pip_h = min(pip_h, width / suit_aspect(card.suit, suit_shape))
     centre_y = (spec.index_height_mm + spec.index_gap_mm + spec.index_pip_mm / 2) * px_per_mm
-    draw_suit(mask, card.suit, centre=(width / 2, centre_y), height=pip_h, colour=(255, 255, 255))
+    draw_suit(mask, card.suit, centre=(width / 2, centre_y), height=pip_h, colour=(255, 255, 255), shape=suit_shape)
     return read_only(mask)
 
 
-def _draw_indices(image: Image, card: Card, spec: DeckDesign, *, design: int, ppm: float) -> None:
-    mask = index_mask(card, design=design, px_per_mm=ppm)
+def _draw_indices(image: Image, card: Card, spec: DeckDesign, *, design: int, ppm: float, shape: int) -> None:
+    mask = index_mask(card, design=design, px_per_mm=ppm, suit_shape=shape)
     turned = np.ascontiguousarray(mask[::-1, ::-1])
     colour = bgr(ink_rgb(spec, card.suit))
     for corner in spec.index_corners:
@@ -94,7 +95,7 @@ def _draw_indices(image: Image, card: Card, spec: DeckDesign, *, design: int, pp
         blend(image, patch, colour, x=round(x0 * ppm), y=round(y0 * ppm))
 
 
-def _draw_pips(image: Image, card: Card, spec: DeckDesign, *, ppm: float) -> None:
+def _draw_pips(image: Image, card: Card, spec: DeckDesign, *, ppm: float, shape: int) -> None:
     w, h = spec.size_mm
     colour = bgr(ink_rgb(spec, card.suit))
     left, right = spec.pip_columns
@@ -103,10 +104,11 @@ def _draw_pips(image: Image, card: Card, spec: DeckDesign, *, ppm: float) -> Non
     for column, row in pip_positions(card.rank):
         x = xs[column] * ppm
         y = (top + (bottom - top) * row) * h * ppm
-        draw_suit(image, card.suit, centre=(x, y), height=spec.pip_height_mm * ppm, colour=colour, rotate=row > 0.5)
+        draw_suit(image, card.suit, centre=(x, y), height=spec.pip_height_mm * ppm, colour=colour, rotate=row > 0.5,
+                  shape=shape)
 
 
-def _draw_ace(image: Image, card: Card, spec: DeckDesign, *, ppm: float) -> None:
+def _draw_ace(image: Image, card: Card, spec: DeckDesign, *, ppm: float, shape: int) -> None:
     w, h = spec.size_mm
     colour = bgr(ink_rgb(spec, card.suit))
     centre = (w / 2 * ppm, h / 2 * ppm)
@@ -114,12 +116,12 @@ def _draw_ace(image: Image, card: Card, spec: DeckDesign, *, ppm: float) -> None
     if card.suit is Suit.SPADES:  # the ornate ace of spades: a larger spade with an inner line and a motif
         paper = bgr(spec.paper_rgb)
         big = size * 1.4
-        draw_suit(image, card.suit, centre=centre, height=big, colour=colour)
-        body = suit_outline(card.suit, centre=(centre[0], centre[1] - 0.02 * big), height=big * 0.86)[0]
+        draw_suit(image, card.suit, centre=centre, height=big, colour=colour, shape=shape)
+        body = suit_outline(card.suit, centre=(centre[0], centre[1] - 0.02 * big), height=big * 0.86, shape=shape)[0]
         polyline(image, body, paper, width=max(1.0, 0.3 * ppm), closed=True)
         _draw_flourish(image, centre=centre, size=size, colour=bgr(spec.court_palette[0]))
     else:
-        draw_suit(image, card.suit, centre=centre, height=size, colour=colour)
+        draw_suit(image, card.suit, centre=centre, height=size, colour=colour, shape=shape)
 
 
 def _draw_flourish(image: Image, *, centre: tuple[float, float], size: float, colour: Colour) -> None:
@@ -138,30 +140,31 @@ FACE_CACHE = ImageCache(max_bytes=768 << 20)
 _MIN_DRAW_PPM = 5.0  # faces are drawn at no less than this scale, then area-averaged down
 
 
-def _draw_face(card: Card, spec: DeckDesign, *, design: int, ppm: float, figure: Rank | None) -> Image:
+def _draw_face(card: Card, spec: DeckDesign, *, design: int, ppm: float, figure: Rank | None, shape: int) -> Image:
     """The face as a BGR image drawn at `ppm` (no alpha)."""
     w_mm, h_mm = spec.size_mm
     image = np.empty((round(h_mm * ppm), round(w_mm * ppm), 3), dtype=np.uint8)
     image[...] = bgr(spec.paper_rgb)
     if card.rank.is_court:
-        draw_court(image, card, spec, ppm=ppm, figure=figure)
+        draw_court(image, card, spec, ppm=ppm, figure=figure, suit_shape=shape)
     elif card.rank is Rank.ACE:
-        _draw_ace(image, card, spec, ppm=ppm)
+        _draw_ace(image, card, spec, ppm=ppm, shape=shape)
     else:
-        _draw_pips(image, card, spec, ppm=ppm)
-    _draw_indices(image, card, spec, design=design, ppm=ppm)
+        _draw_pips(image, card, spec, ppm=ppm, shape=shape)
+    _draw_indices(image, card, spec, design=design, ppm=ppm, shape=shape)
     return image
 
 
-def card_face(card: Card, *, design: int, px_per_mm: float, figure: Rank | None = None) -> Image:
+def card_face(card: Card, *, design: int, px_per_mm: float, figure: Rank | None = None, suit_shape: int = 0) -> Image:
     """The upright face of `card` in deck `design`: BGRA uint8, (round(h*ppm), round(w*ppm), 4).
 
     Index top-left; alpha 255 inside the rounded card outline and 0 outside (anti-aliased). Small scales
     are drawn at 5 px/mm and area-averaged down, as a camera would integrate them. A court card shows the
     figure of `figure` (a court rank; None: its own) with that figure's letter in its frame, its corner
     indices unchanged: real decks' figures are not ours, and only the corner indices tell a jack from a king
-    on every deck. Cached by (card, design, px_per_mm, figure); the returned array is shared and read-only
-    (copy it before drawing on it).
+    on every deck. Its suit symbols (pips, indices, a court's pip) are drawn in suit shape `suit_shape`
+    (`suits.suit_shape_params`: 0 ours, others another deck's). Cached by (card, design, px_per_mm, figure,
+    suit_shape); the returned array is shared and read-only (copy it before drawing on it).
     """
     deck_design(design)
     check_ppm(px_per_mm)
@@ -169,17 +172,18 @@ def card_face(card: Card, *, design: int, px_per_mm: float, figure: Rank | None 
         raise ValueError(f"expected a Card, got {card!r}")
     if figure is not None and not (card.rank.is_court and isinstance(figure, Rank) and figure.is_court):
         raise ValueError(f"expected a court figure (J, Q or K) for a court card, got figure {figure!r} for {card}")
+    suit_shape_params(suit_shape)
     if figure is card.rank:
         figure = None  # its own: the same face
-    key = (card, int(design), float(px_per_mm), figure)
-    return FACE_CACHE.get(key, lambda: _make_card_face(card, int(design), float(px_per_mm), figure))
+    key = (card, int(design), float(px_per_mm), figure, int(suit_shape))
+    return FACE_CACHE.get(key, lambda: _make_card_face(card, int(design), float(px_per_mm), figure, int(suit_shape)))
 
 
-def _make_card_face(card: Card, design: int, px_per_mm: float, figure: Rank | None) -> Image:
+def _make_card_face(card: Card, design: int, px_per_mm: float, figure: Rank | None, suit_shape: int) -> Image:
     spec = deck_design(design)
     w_mm, h_mm = spec.size_mm
     width, height = round(w_mm * px_per_mm), round(h_mm * px_per_mm)
-    image = _draw_face(card, spec, design=design, ppm=max(px_per_mm, _MIN_DRAW_PPM), figure=figure)
+    image = _draw_face(card, spec, design=design, ppm=max(px_per_mm, _MIN_DRAW_PPM), figure=figure, shape=suit_shape)
     if image.shape[:2] != (height, width):
         image = np.asarray(cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA), dtype=np.uint8)
     alpha = rounded_rect_alpha(height, width, spec.corner_radius_mm * px_per_mm)

@@ -2,75 +2,141 @@
 
 Each shape is a list of polygons in unit coordinates: height 1 from y = -0.5 (top) to y = 0.5 (bottom), centred
 on x = 0, y down. Polygons of one shape are filled one after the other in the same colour (their union).
+
+Shape 0 is our deck's; shapes 1 .. `N_SUIT_SHAPES` are other decks' (`suit_shape_params`): wider or narrower
+bodies, thin flared stems or broad ones, rounder or flatter lobes, straight or concave diamonds. Real decks'
+suit symbols are not ours, and a card reader trained on one set of shapes reads another deck's spade as a club.
 """
 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import numpy as np
 
 from floorman.core.cards import Suit
+from floorman.datasets.scene import N_SUIT_SHAPES
 from floorman.datasets.textures._common import Colour, FloatArray, Image, ellipse_points, fill_poly
 
 SUIT_ASPECT: dict[Suit, float] = {Suit.HEARTS: 0.98, Suit.SPADES: 0.88, Suit.DIAMONDS: 0.76, Suit.CLUBS: 0.95}
-"""Width / height of each suit symbol."""
+"""Width / height of each suit symbol of our deck (shape 0; `suit_aspect` for any shape)."""
 
 
-def _heart_outline(n: int = 96) -> FloatArray:
+@dataclass(frozen=True, slots=True)
+class SuitShapeParams:
+    """What sets one deck's suit symbols apart (shape 0, our own deck, is the defaults)."""
+
+    heart_width: float = 0.9  # the heart's width over its height
+    heart_notch: float = 5.0  # depth of the cleft between the lobes (the outline's cos 2t term)
+    spade_width: float = 0.97  # the spade body's width, relative to an upturned heart
+    spade_body: float = 0.8  # the spade body's share of the symbol's height
+    club_lobe: float = 0.215  # a club lobe's radius (symbol heights)
+    club_spread: float = 0.245  # the side lobes' distance from the axis
+    club_drop: float = 0.045  # the side lobes' centre below the middle
+    stem_neck: float = 0.03  # a stem's half width where it leaves the body
+    stem_foot: float = 0.175  # how much the stem widens to its foot
+    stem_flare: float = 2.4  # how late it widens (1: a straight triangle; 4: thin, then a sudden foot)
+    diamond_width: float = 0.38  # the diamond's half width
+    diamond_bulge: float = 0.86  # 1: straight sides; less: concave
+
+    @property
+    def key(self) -> tuple[float, ...]:
+        return tuple(float(getattr(self, name)) for name in self.__slots__)
+
+
+def suit_shape_params(shape: int) -> SuitShapeParams:
+    """The suit symbols of shape `shape`: 0 ours, 1 .. `N_SUIT_SHAPES` other decks' (seeded by the number)."""
+    if not isinstance(shape, int | np.integer) or not 0 <= int(shape) <= N_SUIT_SHAPES:
+        raise ValueError(f"suit shape: expected an integer in 0..{N_SUIT_SHAPES}, got {shape!r}")
+    if int(shape) == 0:
+        return SuitShapeParams()
+    rng = np.random.default_rng([int(shape), 4217])
+    return SuitShapeParams(
+        heart_width=float(rng.uniform(0.8, 1.02)),
+        heart_notch=float(rng.uniform(3.5, 6.5)),
+        spade_width=float(rng.uniform(0.8, 1.08)),
+        spade_body=float(rng.uniform(0.7, 0.86)),
+        club_lobe=float(rng.uniform(0.19, 0.24)),
+        club_spread=float(rng.uniform(0.21, 0.27)),
+        club_drop=float(rng.uniform(0.0, 0.1)),
+        stem_neck=float(rng.uniform(0.012, 0.06)),
+        stem_foot=float(rng.uniform(0.07, 0.24)),
+        stem_flare=float(rng.uniform(1.0, 4.5)),
+        diamond_width=float(rng.uniform(0.3, 0.43)),
+        diamond_bulge=float(rng.uniform(0.78, 1.0)),
+    )
+
+
+def _heart_outline(width: float, notch: float, n: int = 96) -> FloatArray:
     t = np.linspace(0.0, 2.0 * np.pi, n, endpoint=False)
     x = 16.0 * np.sin(t) ** 3
-    y = 13.0 * np.cos(t) - 5.0 * np.cos(2 * t) - 2.0 * np.cos(3 * t) - np.cos(4 * t)
-    # y spans about -17 (tip) .. 11.9 (top of the lobes); flip to y down, scale to height 1.
+    y = 13.0 * np.cos(t) - notch * np.cos(2 * t) - 2.0 * np.cos(3 * t) - np.cos(4 * t)
+    # y spans about -17 (tip) .. 12 (top of the lobes); flip to y down, scale to height 1, width `width`.
     top, bottom = float(y.max()), float(y.min())
     height = top - bottom
-    points = np.stack([x / height * 0.9, (top - y) / height - 0.5], axis=1)
+    points = np.stack([x / height * width, (top - y) / height - 0.5], axis=1)
     return points
 
 
-def _stem(y_top: float) -> FloatArray:
+def _stem(y_top: float, p: SuitShapeParams) -> FloatArray:
     s = np.linspace(0.0, 1.0, 16)
-    half = 0.03 + 0.175 * s**2.4
+    half = p.stem_neck + p.stem_foot * s**p.stem_flare
     y = y_top + (0.5 - y_top) * s
     right = np.stack([half, y], axis=1)
     left = np.stack([-half[::-1], y[::-1]], axis=1)
     return np.concatenate([right, left], axis=0)
 
 
-def _diamond() -> FloatArray:
-    tips = np.array([(0.0, -0.5), (0.38, 0.0), (0.0, 0.5), (-0.38, 0.0)])
+def _diamond(p: SuitShapeParams) -> FloatArray:
+    tips = np.array([(0.0, -0.5), (p.diamond_width, 0.0), (0.0, 0.5), (-p.diamond_width, 0.0)])
     t = np.linspace(0.0, 1.0, 12, endpoint=False)[:, None]
     parts = []
     for i in range(4):
         a, b = tips[i], tips[(i + 1) % 4]
-        control = (a + b) / 2 * 0.86  # pulled toward the centre: slightly concave sides
+        control = (a + b) / 2 * p.diamond_bulge  # pulled toward the centre: concave sides
         parts.append((1 - t) ** 2 * a + 2 * (1 - t) * t * control + t**2 * b)
     return np.concatenate(parts, axis=0)
 
 
 @functools.cache
-def suit_polygons(suit: Suit) -> tuple[FloatArray, ...]:
-    """The polygons making up `suit` in unit coordinates."""
+def suit_polygons(suit: Suit, shape: int = 0) -> tuple[FloatArray, ...]:
+    """The polygons making up `suit` in shape `shape` (`suit_shape_params`), in unit coordinates."""
+    p = suit_shape_params(shape)
     if suit is Suit.HEARTS:
-        return (_heart_outline(),)
+        return (_heart_outline(p.heart_width, p.heart_notch),)
     if suit is Suit.DIAMONDS:
-        return (_diamond(),)
+        return (_diamond(p),)
     if suit is Suit.SPADES:
-        body = _heart_outline()
-        body = np.stack([body[:, 0] * 0.97, -body[:, 1] * 0.8 - 0.1], axis=1)  # tip up, top 80 % of the height
-        return (body, _stem(0.05))
+        body = _heart_outline(0.9 * p.spade_width, 5.0)
+        # Tip up at -0.5, the body's rounded end at its share of the height; the stem leaves from inside it.
+        body = np.stack([body[:, 0], -body[:, 1] * p.spade_body - 0.5 + p.spade_body / 2], axis=1)
+        return (body, _stem(-0.5 + 0.6875 * p.spade_body, p))
+    r = p.club_lobe
     lobes = tuple(
-        ellipse_points(centre, (0.215, 0.215), n=40) for centre in ((0.0, -0.27), (-0.245, 0.045), (0.245, 0.045))
+        ellipse_points(centre, (r, r), n=40)
+        for centre in ((0.0, -0.5 + r + 0.015), (-p.club_spread, p.club_drop), (p.club_spread, p.club_drop))
     )
     core = np.array([(0.0, -0.2), (-0.2, 0.06), (0.0, 0.2), (0.2, 0.06)])
-    return (*lobes, core, _stem(0.0))
+    return (*lobes, core, _stem(0.0, p))
 
 
-def suit_outline(suit: Suit, *, centre: tuple[float, float], height: float, rotate: bool = False) -> list[FloatArray]:
+@functools.cache
+def suit_aspect(suit: Suit, shape: int = 0) -> float:
+    """Width / height of the symbol of `suit` in shape `shape` (our deck's: `SUIT_ASPECT`)."""
+    if shape == 0:
+        return SUIT_ASPECT[suit]
+    points = np.concatenate(suit_polygons(suit, shape))
+    return float(points[:, 0].max() - points[:, 0].min())
+
+
+def suit_outline(
+    suit: Suit, *, centre: tuple[float, float], height: float, rotate: bool = False, shape: int = 0
+) -> list[FloatArray]:
     """The polygons of `suit` in pixels, `height` px tall, centred at `centre`; `rotate` turns it 180 degrees."""
     sign = -1.0 if rotate else 1.0
     offset = np.array(centre, dtype=np.float64)
-    return [poly * (sign * height) + offset for poly in suit_polygons(suit)]
+    return [poly * (sign * height) + offset for poly in suit_polygons(suit, shape)]
 
 
 def draw_suit(
@@ -81,7 +147,8 @@ def draw_suit(
     height: float,
     colour: Colour,
     rotate: bool = False,
+    shape: int = 0,
 ) -> None:
-    """Fill the symbol of `suit`, `height` px tall, centred at `centre` (pixels), anti-aliased."""
-    for poly in suit_outline(suit, centre=centre, height=height, rotate=rotate):
+    """Fill the symbol of `suit` in shape `shape`, `height` px tall, centred at `centre` (pixels), anti-aliased."""
+    for poly in suit_outline(suit, centre=centre, height=height, rotate=rotate, shape=shape):
         fill_poly(image, poly, colour)
