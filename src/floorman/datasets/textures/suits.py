@@ -39,10 +39,11 @@ class SuitShapeParams:
     stem_flare: float = 2.4  # how late it widens (1: a straight triangle; 4: thin, then a sudden foot)
     diamond_width: float = 0.38  # the diamond's half width
     diamond_bulge: float = 0.86  # 1: straight sides; less: concave
-
-    @property
-    def key(self) -> tuple[float, ...]:
-        return tuple(float(getattr(self, name)) for name in self.__slots__)
+    # 0: the spade's body is an upturned heart; > 0: two round lobes of this radius under a pointed arch, as
+    # type designers draw it (DejaVu Sans's spade, read as a club by a classifier that knew only hearts)
+    spade_lobes: float = 0.0
+    spade_spread: float = 0.2  # the lobes' centres' distance from the axis
+    spade_arch: float = 0.8  # how full the arch's sides are (1: bulging; 0.5: nearly straight)
 
 
 def suit_shape_params(shape: int) -> SuitShapeParams:
@@ -65,6 +66,9 @@ def suit_shape_params(shape: int) -> SuitShapeParams:
         stem_flare=float(rng.uniform(1.0, 4.5)),
         diamond_width=float(rng.uniform(0.3, 0.43)),
         diamond_bulge=float(rng.uniform(0.78, 1.0)),
+        spade_lobes=float(rng.uniform(0.16, 0.23)) if rng.random() < 0.5 else 0.0,
+        spade_spread=float(rng.uniform(0.14, 0.22)),
+        spade_arch=float(rng.uniform(0.5, 1.0)),
     )
 
 
@@ -99,6 +103,22 @@ def _diamond(p: SuitShapeParams) -> FloatArray:
     return np.concatenate(parts, axis=0)
 
 
+def _lobed_spade(p: SuitShapeParams) -> tuple[FloatArray, ...]:
+    """A spade of two round lobes under a pointed arch, on a stem."""
+    r, spread = p.spade_lobes, p.spade_spread
+    centre_y = 0.5 - 0.18 - r  # the lobes' bottoms leave the stem's lower part bare
+    outer = spread + r
+    t = np.linspace(0.0, 1.0, 24)[:, None]
+    apex, foot = np.array([0.0, -0.5]), np.array([outer, centre_y])
+    control = np.array([outer * p.spade_arch + 0.05, -0.5 + (centre_y + 0.5) * 0.55])
+    right = (1 - t) ** 2 * apex + 2 * (1 - t) * t * control + t**2 * foot
+    left = right[::-1] * np.array([-1.0, 1.0])
+    arch = np.concatenate([right, np.array([(spread, centre_y), (0.0, centre_y + 0.3 * r), (-spread, centre_y)]),
+                           left])
+    lobes = tuple(ellipse_points((side * spread, centre_y), (r, r), n=40) for side in (-1.0, 1.0))
+    return (arch, *lobes, _stem(centre_y, p))
+
+
 @functools.cache
 def suit_polygons(suit: Suit, shape: int = 0) -> tuple[FloatArray, ...]:
     """The polygons making up `suit` in shape `shape` (`suit_shape_params`), in unit coordinates."""
@@ -107,6 +127,8 @@ def suit_polygons(suit: Suit, shape: int = 0) -> tuple[FloatArray, ...]:
         return (_heart_outline(p.heart_width, p.heart_notch),)
     if suit is Suit.DIAMONDS:
         return (_diamond(p),)
+    if suit is Suit.SPADES and p.spade_lobes > 0.0:
+        return _lobed_spade(p)
     if suit is Suit.SPADES:
         body = _heart_outline(0.9 * p.spade_width, 5.0)
         # Tip up at -0.5, the body's rounded end at its share of the height; the stem leaves from inside it.
