@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -151,48 +153,40 @@ def test_suit_shapes_drawn_per_card_and_nothing_else_changed() -> None:
         with_suit_shapes(scene, "any")
 
 
-def test_render_with_other_suit_shapes_changes_only_face_up_cards_pixels(tmp_path: Path) -> None:
-    for suits in ("own", "any"):
-        assert main(["datasets", "render", "--count", "1", "--seed", "1", "--out", str(tmp_path / suits), "--size",
-                     "1600x1000", "--style", "home", "--val-fraction", "0", "--no-progress", "--suit-shapes",
-                     suits]) == 0
-    sidecar = next((tmp_path / "own").glob("meta/train/*.json"))
-    assert sidecar.read_text() == (tmp_path / "any" / sidecar.relative_to(tmp_path / "own")).read_text()
+def _render_twice(tmp_path: Path, flag: str, values: tuple[str, str], *,
+                  size: str) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+    """Seed 1's home frame rendered with `flag` at each of `values`: the (shared) sidecar, the pixels where the
+    two images differ by more than 40 levels, and an empty region of the same shape."""
+    for value in values:
+        assert main(["datasets", "render", "--count", "1", "--seed", "1", "--out", str(tmp_path / value), "--size",
+                     size, "--style", "home", "--val-fraction", "0", "--no-progress", flag, value]) == 0
+    sidecar = next((tmp_path / values[0]).glob("meta/train/*.json"))
+    assert sidecar.read_text() == (tmp_path / values[1] / sidecar.relative_to(tmp_path / values[0])).read_text()
     meta = json.loads(sidecar.read_text())
-    own = cv2.imread(str(tmp_path / "own" / meta["image"])).astype(int)
-    other = cv2.imread(str(tmp_path / "any" / meta["image"])).astype(int)
-    differ = np.abs(own - other).max(axis=-1) > 40
-    faces = np.zeros(differ.shape, bool)
+    first, second = (cv2.imread(str(tmp_path / value / meta["image"])).astype(int) for value in values)
+    differ = np.abs(first - second).max(axis=-1) > 40
+    return meta, differ, np.zeros(differ.shape, bool)
+
+
+def _boxes(region: np.ndarray, meta: dict[str, Any], keep: Callable[[dict[str, Any]], bool]) -> None:
     for obj in meta["objects"]:
-        if obj["cls"] == "card_face":
+        if keep(obj):
             x0, y0, x1, y1 = (round(v) for v in obj["box"])
-            faces[max(0, y0 - 2) : y1 + 2, max(0, x0 - 2) : x1 + 2] = True
+            region[max(0, y0 - 2) : y1 + 2, max(0, x0 - 2) : x1 + 2] = True
+
+
+def test_render_with_other_suit_shapes_changes_only_face_up_cards_pixels(tmp_path: Path) -> None:
+    meta, differ, faces = _render_twice(tmp_path, "--suit-shapes", ("own", "any"), size="1600x1000")
+    _boxes(faces, meta, lambda obj: obj["cls"] == "card_face")
     assert not differ[~faces].any()
     assert differ[faces].sum() > 100
 
 
 def test_render_with_shifted_figures_changes_only_the_court_cards_pixels(tmp_path: Path) -> None:
-    trees = {}
-    for figures in ("own", "shifted"):
-        out = tmp_path / figures
-        assert main(["datasets", "render", "--count", "1", "--seed", "1", "--out", str(out), "--size", "640x400",
-                     "--style", "home", "--val-fraction", "0", "--no-progress", "--court-figures", figures]) == 0
-        trees[figures] = out
-    changed = 0
-    for sidecar in sorted((tmp_path / "own").glob("meta/train/*.json")):
-        assert sidecar.read_text() == (tmp_path / "shifted" / sidecar.relative_to(tmp_path / "own")).read_text()
-        meta = json.loads(sidecar.read_text())
-        own = cv2.imread(str(tmp_path / "own" / meta["image"])).astype(int)
-        moved = cv2.imread(str(tmp_path / "shifted" / meta["image"])).astype(int)
-        differ = np.abs(own - moved).max(axis=-1) > 40
-        courts = np.zeros(differ.shape, bool)
-        for obj in meta["objects"]:
-            if obj["cls"] == "card_face" and obj.get("card") and obj["card"][0] in "JQK":
-                x0, y0, x1, y1 = (round(v) for v in obj["box"])
-                courts[max(0, y0 - 2) : y1 + 2, max(0, x0 - 2) : x1 + 2] = True
-        assert not differ[~courts].any()
-        changed += int(differ[courts].sum())
-    assert changed > 100, "seed 1's home scene shows three court cards face up"
+    meta, differ, courts = _render_twice(tmp_path, "--court-figures", ("own", "shifted"), size="640x400")
+    _boxes(courts, meta, lambda obj: obj["cls"] == "card_face" and bool(obj.get("card")) and obj["card"][0] in "JQK")
+    assert not differ[~courts].any()
+    assert differ[courts].sum() > 100, "seed 1's home scene shows three court cards face up"
 
 
 @pytest.mark.slow
