@@ -46,6 +46,23 @@ class SuitShapeParams:
     spade_arch: float = 0.8  # how full the arch's sides are (1: bulging; 0.5: nearly straight)
 
 
+_RANGES = (
+    ("heart_width", 0.8, 1.02),
+    ("heart_notch", 3.5, 6.5),
+    ("spade_width", 0.8, 1.08),
+    ("spade_body", 0.7, 0.86),
+    ("club_lobe", 0.19, 0.24),
+    ("club_spread", 0.21, 0.27),
+    ("club_drop", 0.0, 0.1),
+    ("stem_neck", 0.012, 0.06),
+    ("stem_foot", 0.07, 0.24),
+    ("stem_flare", 1.0, 4.5),
+    ("diamond_width", 0.3, 0.43),
+    ("diamond_bulge", 0.78, 1.0),
+)
+"""Other decks' shapes: each parameter drawn uniformly in its range, in this order (then the spade's lobes)."""
+
+
 def suit_shape_params(shape: int) -> SuitShapeParams:
     """The suit symbols of shape `shape`: 0 ours, 1 .. `N_SUIT_SHAPES` other decks' (seeded by the number)."""
     if not isinstance(shape, int | np.integer) or not 0 <= int(shape) <= N_SUIT_SHAPES:
@@ -53,23 +70,12 @@ def suit_shape_params(shape: int) -> SuitShapeParams:
     if int(shape) == 0:
         return SuitShapeParams()
     rng = np.random.default_rng([int(shape), 4217])
-    return SuitShapeParams(
-        heart_width=float(rng.uniform(0.8, 1.02)),
-        heart_notch=float(rng.uniform(3.5, 6.5)),
-        spade_width=float(rng.uniform(0.8, 1.08)),
-        spade_body=float(rng.uniform(0.7, 0.86)),
-        club_lobe=float(rng.uniform(0.19, 0.24)),
-        club_spread=float(rng.uniform(0.21, 0.27)),
-        club_drop=float(rng.uniform(0.0, 0.1)),
-        stem_neck=float(rng.uniform(0.012, 0.06)),
-        stem_foot=float(rng.uniform(0.07, 0.24)),
-        stem_flare=float(rng.uniform(1.0, 4.5)),
-        diamond_width=float(rng.uniform(0.3, 0.43)),
-        diamond_bulge=float(rng.uniform(0.78, 1.0)),
-        spade_lobes=float(rng.uniform(0.16, 0.23)) if rng.random() < 0.5 else 0.0,
-        spade_spread=float(rng.uniform(0.14, 0.22)),
-        spade_arch=float(rng.uniform(0.5, 1.0)),
-    )
+    values = {name: float(rng.uniform(low, high)) for name, low, high in _RANGES}
+    lobed = rng.random() < 0.5
+    values["spade_lobes"] = float(rng.uniform(0.16, 0.23)) if lobed else 0.0
+    values["spade_spread"] = float(rng.uniform(0.14, 0.22))
+    values["spade_arch"] = float(rng.uniform(0.5, 1.0))
+    return SuitShapeParams(**values)
 
 
 def _heart_outline(width: float, notch: float, n: int = 96) -> FloatArray:
