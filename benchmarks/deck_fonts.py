@@ -15,7 +15,7 @@ Everything after `--` is a `floorman` command line, run with the simulator's tex
 
 Fonts that ship with matplotlib (in the venv): `.venv/lib/python3*/site-packages/matplotlib/mpl-data/fonts/ttf/`
 DejaVuSans.ttf, DejaVuSerif-Bold.ttf, STIXGeneral.ttf, cmss10.ttf. Session 18 (dev seeds 99721 mixed, 99702
-home; cards >= 20 px): with DejaVu Sans's suit symbols the classifier then shipped read 84.8 % of number
+home; cards >= 20 px): with DejaVu Sans's suit symbols the classifier then shipped read 84.3 % of number
 cards and aces (spades read as clubs: DejaVu's spade has a thin flared stem), with STIX General's 96.4 %,
 against 98.5 % with our own.
 """

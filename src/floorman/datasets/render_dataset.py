@@ -21,7 +21,7 @@ from floorman.core.errors import FloormanError
 from floorman.datasets.effects import Effects
 from floorman.datasets.random_scene import SceneStyle, random_sample
 from floorman.datasets.render import Renderer, RenderOptions
-from floorman.datasets.scene import COURT_FIGURE_MODES, SUIT_SHAPE_MODES, with_court_figures, with_suit_shapes
+from floorman.datasets.scene import COURT_FIGURE_MODES, check_suit_shapes, with_court_figures, with_suit_shapes
 from floorman.datasets.yolo import image_meta, labels_text, write_data_yaml, yolo_labels
 
 logger = logging.getLogger(__name__)
@@ -61,8 +61,7 @@ class DatasetSpec:
         if self.court_figures not in COURT_FIGURE_MODES:
             raise ValueError(f"court figures: expected one of {', '.join(COURT_FIGURE_MODES)}, got "
                              f"{self.court_figures!r}")
-        if self.suit_shapes not in SUIT_SHAPE_MODES:
-            raise ValueError(f"suit shapes: expected one of {', '.join(SUIT_SHAPE_MODES)}, got {self.suit_shapes!r}")
+        check_suit_shapes(self.suit_shapes)
 
 
 @dataclass(frozen=True, slots=True)

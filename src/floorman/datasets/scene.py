@@ -255,13 +255,18 @@ N_SUIT_SHAPES = 64
 """Suit shape variants other than our deck's (`textures.suits.suit_shape_params(1 .. N_SUIT_SHAPES)`)."""
 
 
+def check_suit_shapes(mode: str) -> str:
+    """`mode` if it is one of `SUIT_SHAPE_MODES`, else a ValueError naming it."""
+    if mode not in SUIT_SHAPE_MODES:
+        raise ValueError(f"suit shapes: expected one of {', '.join(SUIT_SHAPE_MODES)}, got {mode!r}")
+    return mode
+
+
 def with_suit_shapes(scene: Scene, mode: str, rng: np.random.Generator | None = None) -> Scene:
     """`scene` with its cards' suit symbols drawn as `mode` says: "own" (ours) or "any" (one of the
     `N_SUIT_SHAPES` other decks' shapes drawn by `rng` for each card: real decks' spades and clubs are not ours,
     and a reader that learnt our shapes reads another deck's spade as a club)."""
-    if mode not in SUIT_SHAPE_MODES:
-        raise ValueError(f"suit shapes: expected one of {', '.join(SUIT_SHAPE_MODES)}, got {mode!r}")
-    if mode == "own":
+    if check_suit_shapes(mode) == "own":
         return scene
     if rng is None:
         raise ValueError("suit shapes 'any' draws each card's shape: expected a random generator")

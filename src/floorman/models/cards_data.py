@@ -33,8 +33,8 @@ from floorman.datasets.scene import (
     COURT_FIGURE_MODES,
     COURTS,
     N_SUIT_SHAPES,
-    SUIT_SHAPE_MODES,
     DetectorClass,
+    check_suit_shapes,
     with_court_figures,
     with_suit_shapes,
 )
@@ -304,38 +304,39 @@ def build_composites(cache: Path, *, seed: int, count: int, spec: PatchSpec, chi
     "any" and suit shapes "any" are named in the file name)."""
     if figures not in ("own", "any"):
         raise ValueError(f"court figures: expected own or any, got {figures!r}")
-    if suits not in SUIT_SHAPE_MODES:
-        raise ValueError(f"suit shapes: expected one of {', '.join(SUIT_SHAPE_MODES)}, got {suits!r}")
-    return [_composite_chunk(cache, seed=seed, chunk=k, spec=spec, chips=chips, widths=widths,
-                             any_figure=figures == "any", any_suits=suits == "any")
-            for k in range(-(-count // COMPOSITE_CHUNK))]
+    check_suit_shapes(suits)
+    return [_composite_chunk(cache, seed=seed, chunk=k, spec=spec, chips=chips, widths=widths, figures=figures,
+                             suits=suits) for k in range(-(-count // COMPOSITE_CHUNK))]
 
 
 def _composite_chunk(cache: Path, *, seed: int, chunk: int, spec: PatchSpec, chips: bool,
-                     widths: tuple[float, float], any_figure: bool, any_suits: bool) -> Path:
+                     widths: tuple[float, float], figures: str, suits: str) -> Path:
     sized = "" if widths == COMPOSITE_WIDTHS else f"_w{widths[0]:g}-{widths[1]:g}"
-    figured = ("_anyfig" if any_figure else "") + ("_anysuit" if any_suits else "")
-    path = cache / f"composite{'_chips' if chips else ''}{sized}{figured}_{seed}_{chunk:04d}.npz"
+    path = cache / f"composite{'_chips' if chips else ''}{sized}{_deck_tag(figures, suits)}_{seed}_{chunk:04d}.npz"
     if path.is_file():
         return path
     cache.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng([seed, chunk, 11])
-    patches, ranks, suits = [], [], []
+    patches, ranks, suit_ids = [], [], []
     for _ in range(COMPOSITE_CHUNK):
-        patch, rank, suit = composite_sample(rng, spec=spec, chips=chips, widths=widths, any_figure=any_figure,
-                                             any_suits=any_suits)
+        patch, rank, suit = composite_sample(rng, spec=spec, chips=chips, widths=widths, any_figure=figures == "any",
+                                             any_suits=suits == "any")
         patches.append(patch)
         ranks.append(rank)
-        suits.append(suit)
+        suit_ids.append(suit)
     partial = path.with_suffix(".partial.npz")
-    np.savez(partial, patches=np.stack(patches), rank=np.array(ranks, np.int64), suit=np.array(suits, np.int64))
+    np.savez(partial, patches=np.stack(patches), rank=np.array(ranks, np.int64), suit=np.array(suit_ids, np.int64))
     partial.replace(path)
     return path
 
 
+def _deck_tag(figures: str, suits: str) -> str:
+    """What a cache file's name says of its deck: "" for ours, "_anyfig", "_anysuit", "_shiftedfig" ..."""
+    return ("" if figures == "own" else f"_{figures}fig") + ("" if suits == "own" else f"_{suits}suit")
+
+
 def chunk_path(cache: Path, *, seed: int, start: int, figures: str = "own", suits: str = "own") -> Path:
-    tag = ("" if figures == "own" else f"_{figures}fig") + ("" if suits == "own" else f"_{suits}suit")
-    return cache / f"chunk_{seed}{tag}_{start:07d}.npz"
+    return cache / f"chunk_{seed}{_deck_tag(figures, suits)}_{start:07d}.npz"
 
 
 def build_chunk(job: tuple[Path, int, int, int, PatchSpec, str, str]) -> Path:
@@ -362,8 +363,7 @@ def build_cache(cache: Path, *, seed: int, frames: int, spec: PatchSpec, workers
         raise ValueError(f"expected at least one frame and one worker, got frames={frames}, workers={workers}")
     if figures not in COURT_FIGURE_MODES:
         raise ValueError(f"court figures: expected one of {', '.join(COURT_FIGURE_MODES)}, got {figures!r}")
-    if suits not in SUIT_SHAPE_MODES:
-        raise ValueError(f"suit shapes: expected one of {', '.join(SUIT_SHAPE_MODES)}, got {suits!r}")
+    check_suit_shapes(suits)
     cache.mkdir(parents=True, exist_ok=True)
     jobs = [(cache, seed, start, min(CHUNK, frames - start), spec, figures, suits) for start in range(0, frames, CHUNK)]
     if workers == 1:

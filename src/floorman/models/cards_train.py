@@ -79,7 +79,7 @@ class CardTrainConfig:
     # reads a jack from its corner index, not from our figure (real decks' figures are not ours); "own" before
     court_figures: str = "any"
     # "any" (since session 18): cards' suit symbols take other decks' shapes in the renders and composites, so the
-    # net does not read a spade with a thin flared stem as a club (it did: 84.8 % of number cards on a deck with
+    # net does not read a spade with a thin flared stem as a club (it did: 84.3 % of number cards on a deck with
     # DejaVu Sans's suit symbols); "own" before
     suit_shapes: str = "any"
     out: Path = DEFAULT_OUT
