@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/cards.py templates [--out src/floorman/vision/data/card_index_templates.npz]
     .venv/bin/python benchmarks/cards.py measure --data DIR [DIR ...] [--limit N] [--true-corners] [--classical]
         [--detector detector_int8.onnx] [--thresholds] [--min-width 40] [--max-width W] [--classifier C.onnx]
+        [--plane]
 
 `templates` renders the corner index of all 52 cards of every simulator deck design at several scales (exact,
 with small outline jitter as a detector's outline would have, and with camera faults: blur, motion blur,
@@ -21,7 +22,11 @@ detector misses counts as unread. With --thresholds it also prints, for confiden
 Rows for court cards (J, Q, K) and the others (2-10, A) come after the width and cover rows; `--classifier`
 reads with another card classifier file than the shipped one. On a set rendered with `--court-figures shifted`
 (each court card drawn with another court figure) it measures how the reader does on a deck whose figures it
-never saw (session 17: the classifier before read 0 % of such courts, the one since ~97 %).
+never saw (session 17: the classifier before read 0 % of such courts, the one since ~97 %). With `--plane` each
+card is read as the edge and `floorman detect --calib` read it (`recognise_card(..., pixels_to_mm=)`, with the
+homography of the render's own camera for a calibration: each outline's top its short side on the table, not in the
+image); the row "oblique" counts the cards the camera sees at a slant (its two scales there more than `OBLIQUE`
+apart: 1.2, about 34 degrees from square on), either way.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import cv2
 import numpy as np
 
 from floorman.core.cards import Card, full_deck
+from floorman.core.geometry import homography_scales
 from floorman.datasets.textures import N_DECK_DESIGNS, card_face
 from floorman.vision.cards import MIN_CONFIDENCE, CardReading, recognise_card
 from floorman.vision.cards_cnn import CardClassifier
@@ -63,6 +69,8 @@ MIN_WIDTH_PX = 40.0
 CARD_FACE = 0  # DetectorClass.CARD_FACE
 BUCKETS = (("< 60 px", 0.0, 60.0), ("60-120 px", 60.0, 120.0), ("> 120 px", 120.0, float("inf")))
 COVER_BUCKETS = (("0-10 % cov", 0.9, 1.01), ("10-30% cov", 0.0, 0.9))
+OBLIQUE_ROW = "oblique"
+OBLIQUE = 1.2  # a card whose camera's two scales (px per mm) differ more than this is seen at a slant
 KIND_BUCKETS = (("J, Q, K", ("J", "Q", "K")), ("2-10, A", ("2", "3", "4", "5", "6", "7", "8", "9", "10", "A")))
 THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9)
 
@@ -186,8 +194,16 @@ def _cards(data: Path) -> list[tuple[Path, dict[str, object]]]:
         meta = json.loads(sidecar.read_text())
         for obj in meta["objects"]:
             if obj.get("cls") == "card_face" and obj.get("face_up") and obj["visible_fraction"] >= MIN_VISIBLE:
-                out.append((data / meta["image"], obj))
+                out.append((data / meta["image"], obj | {"pixels_to_mm": _pixels_to_mm(meta["camera"])}))
     return out
+
+
+def _pixels_to_mm(camera: dict[str, object]) -> np.ndarray:
+    """The render camera's homography from pixels to table mm on the felt (an exact calibration)."""
+    rotation = np.asarray(camera["rotation"], dtype=np.float64)
+    to_pixels = np.asarray(camera["intrinsics"], dtype=np.float64) @ np.column_stack(
+        [rotation[:, 0], rotation[:, 1], np.asarray(camera["translation"], dtype=np.float64)])
+    return np.linalg.inv(to_pixels)
 
 
 def _card_width(obj: dict[str, object]) -> float:
@@ -208,14 +224,15 @@ def detected_box(detections: Detections, truth_box: np.ndarray) -> np.ndarray | 
 def measure(data: list[Path], *, limit: int | None, seed: int, true_corners: bool,
             classical: bool = False, detector: OnnxDetector | None = None,
             widths: tuple[float, float] = (MIN_WIDTH_PX, float("inf")),
-            classifier: CardClassifier | None = None) -> dict[str, Tally]:
+            classifier: CardClassifier | None = None, plane: bool = False) -> dict[str, Tally]:
     """Tallies overall, per width bucket and per covered share; with `true_corners` the recogniser gets the
     card's true outline instead of its box (the reading alone, as with a keypoint detector); with `classical`
     the index matcher reads alone; with a `detector` the box is its card_face detection (end to end: a card the
-    detector misses counts as unread). Only cards `widths[0]` to `widths[1]` px wide are read."""
+    detector misses counts as unread). Only cards `widths[0]` to `widths[1]` px wide are read. With `plane` a box
+    is read as with a calibration (the render camera's homography)."""
     rng = np.random.default_rng(seed)
     tallies = {name: Tally() for name, _, _ in (("all", 0, 0), *BUCKETS, *COVER_BUCKETS)}
-    tallies |= {name: Tally() for name, _ in KIND_BUCKETS}
+    tallies |= {name: Tally() for name, _ in KIND_BUCKETS} | {OBLIQUE_ROW: Tally()}
     images: dict[Path, np.ndarray] = {}
     found: Detections | None = None
     cards = [(p, o) for d in data for p, o in _cards(d) if widths[0] <= _card_width(o) < widths[1]][:limit]
@@ -230,17 +247,22 @@ def measure(data: list[Path], *, limit: int | None, seed: int, true_corners: boo
         if found is not None:
             box = detected_box(found, np.array([x0, y0, x1, y1]))
         start = time.perf_counter()
-        where = {"corners": obj["corners_px"]} if true_corners else {"box": box}
-        raw = (recognise_card(images[path], use_classifier=not classical, min_confidence=0.0,
-                              classifier=classifier, **where)
-               if box is not None else CardReading(card=None, confidence=0.0, corners_px=None,
-                                                   source="missed by the detector"))
+        options = {"use_classifier": not classical, "min_confidence": 0.0, "classifier": classifier}
+        to_mm = np.asarray(obj["pixels_to_mm"], dtype=np.float64)
+        if box is None:
+            raw = CardReading(card=None, confidence=0.0, corners_px=None, source="missed by the detector")
+        elif true_corners:
+            raw = recognise_card(images[path], corners=obj["corners_px"], **options)
+        else:
+            raw = recognise_card(images[path], box=box, pixels_to_mm=to_mm if plane else None, **options)
         elapsed = time.perf_counter() - start
         reading = raw if raw.confidence >= MIN_CONFIDENCE else replace(raw, card=None)  # what recognise_card gives
         width, visible = _card_width(obj), float(str(obj["visible_fraction"]))
         names = [n for n, lo, hi in (("all", 0.0, float("inf")), *BUCKETS) if lo <= width < hi]
         names += [n for n, lo, hi in COVER_BUCKETS if lo <= visible < hi]
         names += [n for n, ranks in KIND_BUCKETS if str(obj["card"])[:-1] in ranks]
+        high, low = homography_scales(to_mm, ((x0 + x1) / 2.0, (y0 + y1) / 2.0))
+        names += [OBLIQUE_ROW] if high / low >= OBLIQUE else []
         for name in names:
             tally = tallies[name]
             tally.total += 1
@@ -272,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--min-width", type=float, default=MIN_WIDTH_PX, help="narrowest card read (px, default 40)")
     run.add_argument("--max-width", type=float, default=float("inf"), help="cards this wide or wider are left out")
     run.add_argument("--classifier", type=Path, help="card classifier ONNX (default: the shipped one)")
+    run.add_argument("--plane", action="store_true", help="read as with a calibration (the render camera's): each "
+                     "outline's top its short side on the table")
     args = parser.parse_args(argv)
     if args.command == "templates":
         templates = build_templates(np.random.default_rng(20261129))
@@ -282,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     detector = None if args.detector is None else OnnxDetector(OnnxDetectorConfig(model=args.detector))
     tallies = measure(args.data, limit=args.limit, seed=args.seed, true_corners=args.true_corners,
                       classical=args.classical, detector=detector, widths=(args.min_width, args.max_width),
-                      classifier=None if args.classifier is None else CardClassifier(args.classifier))
+                      classifier=None if args.classifier is None else CardClassifier(args.classifier),
+                      plane=args.plane)
     sys.stdout.write("| width      | cards | accuracy | unread | precision | ms/card |\n")
     sys.stdout.write("|------------|-------|----------|--------|-----------|---------|\n")
     for name, tally in tallies.items():

@@ -46,6 +46,9 @@ from floorman.vision.detector import box_iou
 TILTED_4K = {"preset": "overhead", "eye": [0, -900, 1700], "target": [0, 0, 0], "hfov_deg": 84,
              "size": [3840, 2160]}
 
+# The scenarios' own tilted preset at 1280x720 (`datasets.timeline.scenario_camera`): 1.25 m up, 1.5 m behind the
+# dealer's edge, ~50 degrees from vertical at the board; four of the 1280x720 sets' scenarios are filmed so.
+TILTED_720 = {"preset": "tilted", "size": [1280, 720]}
 
 @dataclass(frozen=True)
 class VideoSet:
@@ -81,6 +84,9 @@ SETS = {
                              ("out_of_turn_01", "splash_01", "string_bet_02"), TILTED_4K, "tilt28"),
     "tilted_fresh12": VideoSet("3840x2160 tilted ~28 degrees (fresh in session 12)", (3840, 2160), ("splash_02",),
                                TILTED_4K, "tilt28"),
+    "tilted720": VideoSet("1280x720 from the scenarios' tilted preset (behind the dealer, ~50 degrees from vertical; "
+                          "fresh in session 19: cards foreshortened past square, read on the table's plane)",
+                          (1280, 720), ("clean_hand_04", "premature_board_02", "splash_01"), TILTED_720, "tilted"),
     "dev_tilted": VideoSet("3840x2160 tilted ~28 degrees, the dev scenarios (session 15: for choices made on video, "
                            "not an evaluation set)", (3840, 2160), ("clean_hand_01", "rabbit_hunt_01"),
                            TILTED_4K, "tilt28"),

@@ -277,6 +277,18 @@ def invert_homography(homography: FloatArray) -> FloatArray:
     return result
 
 
+def homography_scales(pixels_to_mm: FloatArray, point_px: tuple[float, float]) -> tuple[float, float]:
+    """A camera's largest and smallest scale (pixels per mm on the plane) at an image point, from its homography
+    from pixels to the plane: the singular values of the plane-to-image map's derivative there. Equal for a camera
+    looking square on at the plane; their ratio grows as it looks at the plane more at a slant."""
+    at = apply_homography(pixels_to_mm, np.array([point_px], dtype=np.float64))[0]
+    points = at + np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    image = apply_homography(invert_homography(pixels_to_mm), points)
+    derivative = np.stack([image[1] - image[0], image[2] - image[0]], axis=1)
+    high, low = np.linalg.svd(derivative, compute_uv=False)
+    return float(high), float(low)
+
+
 def reprojection_error(homography: FloatArray, source: FloatArray, target: FloatArray) -> FloatArray:
     """Per-point distance between H(source) and target, in target units."""
     mapped = apply_homography(homography, source)

@@ -50,7 +50,8 @@ class VisionStateBuilder:
                  read_cards: bool = True, track: bool = True) -> None:
         self.size = calibration.image_size
         self.inner = TableStateBuilder(detector, layout, calibration, chipset or ChipSet.default(),
-                                       recognise_card_reader() if read_cards else None,
+                                       recognise_card_reader(pixels_to_mm=calibration.pixels_to_mm)
+                                       if read_cards else None,
                                        TableTracker(detector.names) if track else None, camera_id=camera_id,
                                        camera_height_mm=camera_height_mm)
 

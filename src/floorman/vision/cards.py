@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from floorman.core.cards import Card
+from floorman.core.geometry import apply_homography
 from floorman.vision.cards_cnn import CardClassifier, CnnReading, default_classifier
 from floorman.vision.cards_corner import search_corners
 from floorman.vision.cards_index import IndexTemplates
@@ -54,6 +55,7 @@ from floorman.vision.cards_outline import edge_quads, frame_quads, line_quads, m
 log = logging.getLogger(__name__)
 
 FloatArray = npt.NDArray[np.float32]
+Homography = npt.NDArray[np.float64]  # 3x3, image pixels to table mm
 Image = npt.NDArray[np.uint8]
 
 MIN_CONFIDENCE = 0.35  # below this the reading is reported as card None
@@ -124,6 +126,13 @@ def _check_box(box: object, shape: tuple[int, ...]) -> tuple[int, int, int, int]
     if x1 - x0 < 2 or y1 - y0 < 2:
         raise ValueError(f"expected a box with x1 > x0 and y1 > y0 inside the {w}x{h} image, got {box!r}")
     return x0, y0, x1, y1
+
+
+def _check_homography(homography: object) -> Homography:
+    matrix = np.asarray(homography, dtype=np.float64)
+    if matrix.shape != (3, 3) or not np.isfinite(matrix).all():
+        raise ValueError(f"pixels_to_mm: expected a finite 3x3 homography, got shape {matrix.shape}")
+    return matrix
 
 
 def _check_corners(corners: object) -> FloatArray:
@@ -223,6 +232,22 @@ def _fit_sides(outline: FloatArray, box: FloatArray) -> FloatArray:
     return corners
 
 
+def upright_on_table(quads: list[FloatArray], pixels_to_mm: Homography | None) -> list[FloatArray]:
+    """`quads` (ordered by `order_corners`), each turned a quarter where its first side is the longer one on the
+    table (`pixels_to_mm`: a calibration's homography; None leaves them as they are). A card lying along the line
+    of sight of a camera low over the table is foreshortened past square: from the scenarios' tilted preset at
+    1280x720 (~50 degrees from vertical) a card 63.5 x 88.9 mm shows 29 x 25 px, its long side the shorter one in
+    the image, and `order_corners` turned it a quarter (pips on their side: a 5S read AC, a 2D 6D, session 19)."""
+    if pixels_to_mm is None:
+        return quads
+    out = []
+    for quad in quads:
+        on_table = apply_homography(pixels_to_mm, quad.astype(np.float64))
+        turned = np.linalg.norm(on_table[1] - on_table[0]) > np.linalg.norm(on_table[2] - on_table[1])
+        out.append(np.roll(quad, -1, axis=0) if turned else quad)
+    return out
+
+
 def find_card_quads(image_bgr: Image, box: tuple[int, int, int, int]) -> list[FloatArray]:
     """Outlines of the card inside `box`, most likely first: the quadrilateral around the central region of the
     paper's colour (holes filled, opened to drop table texture and thin bridges to neighbours), then around the
@@ -259,12 +284,15 @@ def _fills_box(quad: FloatArray, *, width: int, height: int) -> bool:
     return bool(off_centre.max() <= _MAX_OFF_CENTRE and area >= _MIN_BOX_FILL * width * height)
 
 
-def quad_candidates(quad: FloatArray) -> list[FloatArray]:
+def quad_candidates(quad: FloatArray, *, pixels_to_mm: Homography | None = None) -> list[FloatArray]:
     """`quad` and, when its aspect is not a card's, the card-shaped quads cut from either end of it (the region
     found may be the card merged with a neighbour) or, when it is too short, grown from either end (the region
-    may be the visible part of a card partly covered along its length)."""
+    may be the visible part of a card partly covered along its length). With a calibration's homography
+    (`pixels_to_mm`) the aspect is the table's and each quad's first side its shorter there (`upright_on_table`)."""
+    quad = upright_on_table([quad], pixels_to_mm)[0]
     tl, tr, br, bl = quad
-    width, height = float(np.linalg.norm(tr - tl)), float(np.linalg.norm(bl - tl))
+    sides = quad if pixels_to_mm is None else apply_homography(pixels_to_mm, quad.astype(np.float64))
+    width, height = float(np.linalg.norm(sides[1] - sides[0])), float(np.linalg.norm(sides[3] - sides[0]))
     aspect = height / max(width, 1e-6)
     out = [quad]
     if aspect > _CARD_ASPECT[1] * 1.05:
@@ -279,7 +307,7 @@ def quad_candidates(quad: FloatArray) -> list[FloatArray]:
                 np.array([tr + t * (tl - tr), tr, br, br + t * (bl - br)], dtype=np.float32),
                 np.array([tl, tr, tr + e * (br - tr), tl + e * (bl - tl)], dtype=np.float32),
                 np.array([bl + e * (tl - bl), br + e * (tr - br), br, bl], dtype=np.float32)]
-    return [order_corners(q) for q in out]
+    return upright_on_table([order_corners(q) for q in out], pixels_to_mm)
 
 
 def box_quads(box: tuple[int, int, int, int], *, limit: int = 6) -> list[FloatArray]:
@@ -306,33 +334,36 @@ def box_quads(box: tuple[int, int, int, int], *, limit: int = 6) -> list[FloatAr
 
 def recognise_card(image_bgr: Any, *, box: Any = None, corners: Any = None, templates: IndexTemplates | None = None,
                    classifier: CardClassifier | None = None, use_classifier: bool = True,
-                   min_confidence: float = MIN_CONFIDENCE) -> CardReading:
+                   min_confidence: float = MIN_CONFIDENCE, pixels_to_mm: Any = None) -> CardReading:
     """Read the face-up card inside `box` (x0, y0, x1, y1 with some margin) or with outline `corners`
     (TL, TR, BR, BL pixels; skips the outline search). Returns card None when unsure (confidence under
     `min_confidence`; 0 gives every reading, for a benchmark to choose the threshold).
 
     The classifier (`classifier`, default the shipped one; none with `use_classifier=False`) reads every
     outline candidate; when its best reading is not sure, the index matcher reads too, and the two are
-    combined (`_combine`)."""
+    combined (`_combine`). `pixels_to_mm`: the calibration's homography (image pixels to table mm), when there is
+    one: each outline's top is then its short side on the table, not in the image (`upright_on_table`)."""
     image = _check_image(image_bgr)
+    to_mm = None if pixels_to_mm is None else _check_homography(pixels_to_mm)
     if box is None and corners is None:
         raise ValueError("expected a box or corners, got neither")
     if corners is not None:
-        quads = [order_corners(_check_corners(corners))]
+        quads = upright_on_table([order_corners(_check_corners(corners))], to_mm)
         candidates = quads
     else:
-        quads = find_card_quads(image, _check_box(box, image.shape))
-        candidates = [c for quad in quads for c in quad_candidates(quad)]
+        quads = upright_on_table(find_card_quads(image, _check_box(box, image.shape)), to_mm)
+        candidates = [c for quad in quads for c in quad_candidates(quad, pixels_to_mm=to_mm)]
     net = None if not use_classifier else classifier if classifier is not None else default_classifier()
     learned: tuple[CnnReading, FloatArray] | None = None
     if net is not None:
-        learned = _classify_in_stages(net, image, candidates, box=None if corners is not None else box)
+        learned = _classify_in_stages(net, image, candidates, box=None if corners is not None else box,
+                                      pixels_to_mm=to_mm)
     if learned is not None and learned[0].confidence >= _CNN_SURE:
         reading = CardReading(card=learned[0].card, confidence=learned[0].confidence, corners_px=learned[1],
                               source="classifier")
     else:
         outlines = quads if learned is None or corners is not None else _same_card(quads, learned[1])
-        index, outline = _best_reading(image, outlines, templates=templates)
+        index, outline = _best_reading(image, outlines, templates=templates, pixels_to_mm=to_mm)
         if learned is not None:
             index, outline = _searched_reading(image, learned, index=index, outline=outline, templates=templates)
         reading = _combine(learned, index, outline)
@@ -342,8 +373,8 @@ def recognise_card(image_bgr: Any, *, box: Any = None, corners: Any = None, temp
     return replace(reading, card=str(Card.parse(reading.card)))
 
 
-def _classify_in_stages(net: CardClassifier, image: Image, candidates: list[FloatArray], *,
-                        box: Any) -> tuple[CnnReading, FloatArray] | None:
+def _classify_in_stages(net: CardClassifier, image: Image, candidates: list[FloatArray], *, box: Any,
+                        pixels_to_mm: Homography | None = None) -> tuple[CnnReading, FloatArray] | None:
     """The classifier's choice among the colour-region outlines `candidates` and the card-shaped outlines
     fitted to `box` (`box_quads`); when it is not sure (`_CNN_SURE`), among those and the outlines along
     straight edges in the box too (`cards_outline.edge_quads`: the card merged with a neighbour in colour,
@@ -353,11 +384,12 @@ def _classify_in_stages(net: CardClassifier, image: Image, candidates: list[Floa
     the visible part of a card under a hand or a card; on outlines `_CUT_MIN_PX` wide, as on smaller ones they
     swayed the vote between spades and clubs either way), kept when it reads another card or is sure (up to 16
     more outlines, most reading the card already chosen, raise its share of the vote without new evidence: a
-    6C under a chip read 8C at 0.39 rose to 0.46 and outvoted the index). None `box`: `candidates` alone."""
+    6C under a chip read 8C at 0.39 rose to 0.46 and outvoted the index). None `box`: `candidates` alone. Every
+    outline turned upright on the table with a calibration's homography (`pixels_to_mm`, `upright_on_table`)."""
     if box is None:
         return _classify(net, image, candidates)
     pixel_box = _check_box(box, image.shape)
-    first = candidates + box_quads(pixel_box)
+    first = candidates + upright_on_table(box_quads(pixel_box), pixels_to_mm)
     known = net.read(image, first)
     learned = _classify(net, image, first, known=known)
     if learned is not None and learned[0].confidence >= _CNN_SURE:
@@ -365,11 +397,13 @@ def _classify_in_stages(net: CardClassifier, image: Image, candidates: list[Floa
     lines = [order_corners(q.corners) for q in line_quads(image, pixel_box)]
     more = [order_corners(q.corners) for q in edge_quads(image, pixel_box)] + lines + _turned_a_quarter(lines)
     more += [order_corners(q) for q in frame_quads(image, pixel_box)]
+    more = upright_on_table(more, pixels_to_mm)
     known = known + net.read(image, more)
     learned = _classify(net, image, first + more, known=known)
     if learned is not None and (learned[0].confidence >= _CNN_SURE or _width(learned[1]) < _CUT_MIN_PX):
         return learned
-    cut = _classify(net, image, first + more + _box_cut_quads(image, pixel_box), known=known)
+    cut = _classify(net, image, first + more + upright_on_table(_box_cut_quads(image, pixel_box), pixels_to_mm),
+                    known=known)
     if cut is None or learned is None or cut[0].card != learned[0].card or cut[0].confidence >= _CNN_SURE:
         return cut
     return learned  # the outlines past the box re-read the same card: its vote share grows, its evidence does not
@@ -519,12 +553,12 @@ def _width(outline: FloatArray) -> float:
     return float(min(np.linalg.norm(outline[1] - outline[0]), np.linalg.norm(outline[2] - outline[1])))
 
 
-def _best_reading(image: Image, quads: list[FloatArray], *,
-                  templates: IndexTemplates | None) -> tuple[IndexReading, FloatArray | None]:
+def _best_reading(image: Image, quads: list[FloatArray], *, templates: IndexTemplates | None,
+                  pixels_to_mm: Homography | None = None) -> tuple[IndexReading, FloatArray | None]:
     """The most confident reading over the outline candidates of `quads`, and its outline; halved in
     confidence when another outline reads a different card nearly as confidently."""
     readings: list[tuple[IndexReading, FloatArray]] = []
-    for candidate in (c for quad in quads for c in quad_candidates(quad)):
+    for candidate in (c for quad in quads for c in quad_candidates(quad, pixels_to_mm=pixels_to_mm)):
         reading = read_rectified(rectify(image, candidate), templates=templates)
         factor = resolution_factor(candidate)
         if reading.corners_read == 1:

@@ -21,15 +21,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from floorman.core.chips import ChipSet
 from floorman.core.errors import CameraError, ConfigError
+from floorman.core.geometry import FloatArray
 from floorman.core.layout import TableLayout
 from floorman.vision.calibration import Calibration, check_camera_height
-from floorman.vision.cards import recognise_card
 from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.chips_geometry import Box
 from floorman.vision.cli import load_layout
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, create_detector, parse_levels
-from floorman.vision.table_state import same_place_readings
+from floorman.vision.table_state import recognise_card_reader, same_place_readings
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"})
@@ -219,22 +219,18 @@ def _video_frames(path: Path, *, every: int, max_frames: int | None) -> Iterator
 Identity = tuple[str | None, float | None]
 
 
-def read_cards(image: Image, detections: Detections, *, names: dict[int, str], margin: float = 0.1) -> list[Identity]:
-    """The card recogniser on every `card_face` box (grown by `margin`); (None, None) for other classes."""
-    height, width = image.shape[:2]
+def read_cards(image: Image, detections: Detections, *, names: dict[int, str], margin: float = 0.1,
+               pixels_to_mm: FloatArray | None = None) -> list[Identity]:
+    """The card recogniser on every `card_face` box (grown by `margin`; with a calibration's homography, each
+    outline upright on the table: `table_state.recognise_card_reader`); (None, None) for other classes."""
+    reader = recognise_card_reader(margin, pixels_to_mm=pixels_to_mm)
     identities: list[Identity] = []
     for i in range(len(detections)):
         if names.get(int(detections.class_id[i])) != "card_face":
             identities.append((None, None))
             continue
-        x1, y1, x2, y2 = (float(v) for v in detections.xyxy[i])
-        dx, dy = (x2 - x1) * margin, (y2 - y1) * margin
-        box = (max(0.0, x1 - dx), max(0.0, y1 - dy), min(float(width), x2 + dx), min(float(height), y2 + dy))
-        if box[2] - box[0] < 8 or box[3] - box[1] < 8:
-            identities.append((None, 0.0))
-            continue
-        reading = recognise_card(image, box=box)
-        identities.append((reading.card, round(float(reading.confidence), 3)))
+        identity = reader(image, _box_of(detections, i))
+        identities.append((identity.card, round(float(identity.confidence), 3)))
     return identities
 
 
@@ -356,7 +352,9 @@ def run_detect(args: argparse.Namespace) -> int:
             zones = layout.zone_names_at(table) if len(detections) else []
         result = report(detections, names=detector.names, source=source, frame=frame_index,
                         image_size=(image.shape[1], image.shape[0]), zones=zones,
-                        identities=read_cards(image, detections, names=detector.names), chips=chips)
+                        identities=read_cards(image, detections, names=detector.names,
+                                               pixels_to_mm=None if placement is None else placement[1].pixels_to_mm),
+                        chips=chips)
         counted = counted_chips(chips, detections, image_size=(image.shape[1], image.shape[0]))
         result = result.model_copy(update={"chip_totals": chip_totals(counted, recogniser.chipset)})
         sys.stdout.write(result.model_dump_json() + "\n" if args.json else format_text(result))

@@ -67,8 +67,10 @@ class CardIdentity:
 CardReader = Callable[[Image, Box], CardIdentity]
 
 
-def recognise_card_reader(margin: float = 0.1) -> CardReader:
-    """The shipped card recogniser (`vision.cards.recognise_card`) on the box grown by `margin`."""
+def recognise_card_reader(margin: float = 0.1, *, pixels_to_mm: FloatArray | None = None) -> CardReader:
+    """The shipped card recogniser (`vision.cards.recognise_card`) on the box grown by `margin`; with a
+    calibration's homography (`pixels_to_mm`), each outline's top is its short side on the table, not in the
+    image (`vision.cards.upright_on_table`: a card seen at a slant may be foreshortened past square)."""
     from floorman.vision.cards import recognise_card
 
     def read(image: Image, box: Box) -> CardIdentity:
@@ -78,7 +80,7 @@ def recognise_card_reader(margin: float = 0.1) -> CardReader:
         grown = (max(0.0, x1 - dx), max(0.0, y1 - dy), min(float(width), x2 + dx), min(float(height), y2 + dy))
         if grown[2] - grown[0] < 8 or grown[3] - grown[1] < 8:
             return CardIdentity(None, 0.0)
-        reading = recognise_card(image, box=grown)
+        reading = recognise_card(image, box=grown, pixels_to_mm=pixels_to_mm)
         return CardIdentity(reading.card, float(reading.confidence))
 
     return read
