@@ -192,14 +192,36 @@ def test_shrinking_blurs_the_asked_share_of_patches_to_a_small_cards_pixels() ->
     assert torch.allclose(cards_train._shrink(plain, torch.Generator().manual_seed(3), share=1.0), plain)
 
 
+@pytest.mark.train
+def test_foreshortening_blurs_one_axis_of_the_asked_share_more_than_the_other() -> None:
+    spec = PatchSpec()
+    ys, xs = torch.meshgrid(torch.arange(spec.height), torch.arange(spec.width), indexing="ij")
+    rows = ((ys // 3) % 2 * 255.0).float().expand(100, 3, spec.height, spec.width)  # 3-px bands down the patch
+    columns = ((xs // 3) % 2 * 255.0).float().expand(100, 3, spec.height, spec.width)  # and across it
+    kept = []
+    for seed in range(12):  # one axis and one size per batch: rows and columns go through together
+        out = cards_train._foreshorten(torch.cat([rows, columns]), torch.Generator().manual_seed(seed), share=0.5)
+        changed = (out - torch.cat([rows, columns])).abs().amax(dim=(1, 2, 3)) > 1.0
+        assert 70 <= int(changed.sum()) <= 130
+        assert torch.equal(out[:100][~changed[:100]], rows[~changed[:100]])
+        across_rows = float(out[:100][changed[:100]].std() / rows.std())
+        kept.append(across_rows / float(out[100:][changed[100:]].std() / columns.std()))
+    # across the bands of the axis shrunk more, less is left of them: both axes were the one, in turn
+    assert min(kept) < 0.8 and max(kept) > 1.25
+    plain = torch.full((4, 3, spec.height, spec.width), 200.0)
+    assert torch.allclose(cards_train._foreshorten(plain, torch.Generator().manual_seed(3), share=1.0), plain)
+    with pytest.raises(ValueError, match=r"expected slant_share from 0 to 1, got -0\.1"):
+        cards_train.CardTrainConfig(slant_share=-0.1)
+
+
 def test_train_cards_takes_a_starting_model_and_a_learning_rate(tmp_path: Path) -> None:
     from floorman.cli import build_parser
 
     args = build_parser().parse_args(["models", "train-cards", "--init", str(tmp_path / "a.onnx"), "--lr", "3e-4",
-                                      "--small-share", "0.2"])
-    assert (args.init, args.lr, args.small_share) == (tmp_path / "a.onnx", 3e-4, 0.2)
+                                      "--small-share", "0.2", "--slant-share", "0.3"])
+    assert (args.init, args.lr, args.small_share, args.slant_share) == (tmp_path / "a.onnx", 3e-4, 0.2, 0.3)
     defaults = build_parser().parse_args(["models", "train-cards"])
-    assert (defaults.init, defaults.lr, defaults.small_share) == (None, 3e-3, 0.0)
+    assert (defaults.init, defaults.lr, defaults.small_share, defaults.slant_share) == (None, 3e-3, 0.0, 0.0)
     assert cards_train.CardTrainConfig().init is None  # the shipped recipe trains from scratch
     with pytest.raises(ValueError, match=r"expected small_share from 0 to 1, got 1\.5"):
         cards_train.CardTrainConfig(small_share=1.5)

@@ -49,6 +49,8 @@ CLASSES_KEY = "floorman_classes"
 _PLAN_AFTER = 20  # a time-limited run plans its schedule after this many steps, and again every as many
 SMALL_COMPOSITE_WIDTHS = (36.0, 80.0)  # `small_composites`: the cards the classifier misreads most
 SMALL_WIDTHS = (36, 60)  # `_shrink`: the patch widths (px) of cards 36-60 px wide, drawn uniformly
+SLANT_WIDTHS = (24, 60)  # `_foreshorten`: the card widths (px) drawn uniformly, before the slant
+SLANT_RATIOS = (1.2, 2.2)  # and how much more one axis is shrunk: a camera 34-63 degrees from square on
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "vision" / "data" / "card_classifier.onnx"
 
 
@@ -72,6 +74,7 @@ class CardTrainConfig:
     train_seed: int = 0
     chip_share: float = 0.0  # patches given a chip lying on them in training (`augment`); 0.3 tried, see the card
     small_share: float = 0.0  # patches shrunk to a small card's pixels and back (`augment`)
+    slant_share: float = 0.0  # patches shrunk to the pixels of a small card seen at a slant and back (`augment`)
     init: Path | None = None  # start from this exported model's weights (`load_onnx_weights`) instead of at random
     composite_chips: bool = False  # casino chips among the composites' covers (`cards_data.composite_sample`)
     small_composites: int = 0  # more composites, of cards SMALL_COMPOSITE_WIDTHS px wide, chips among the covers
@@ -87,7 +90,8 @@ class CardTrainConfig:
     def __post_init__(self) -> None:
         if self.frames <= self.val_frames or self.val_frames < 0:
             raise ValueError(f"expected frames > val_frames >= 0, got {self.frames} and {self.val_frames}")
-        for name, share in (("chip_share", self.chip_share), ("small_share", self.small_share)):
+        for name, share in (("chip_share", self.chip_share), ("small_share", self.small_share),
+                            ("slant_share", self.slant_share)):
             if not 0.0 <= share <= 1.0:
                 raise ValueError(f"expected {name} from 0 to 1, got {share}")
         if self.court_figures not in ("own", "any"):
@@ -139,10 +143,11 @@ class _Exported(nn.Module):
 
 
 def augment(batch: torch.Tensor, generator: torch.Generator, *, chips: torch.Tensor | None = None,
-            chip_share: float = 0.0, small_share: float = 0.0) -> torch.Tensor:
+            chip_share: float = 0.0, small_share: float = 0.0, slant_share: float = 0.0) -> torch.Tensor:
     """(N, 3, H, W) float 0..255: random 180-degree turn, a chip from `chips` (`chip_bank`) lying on a share
-    `chip_share` of the patches, a share `small_share` shrunk to a small card's pixels (`_shrink`), exposure
-    and white balance, blur, noise, and one covering blob (a flat colour) over part of one in three patches."""
+    `chip_share` of the patches, a share `small_share` shrunk to a small card's pixels (`_shrink`), a share
+    `slant_share` to a small card's seen at a slant (`_foreshorten`), exposure and white balance, blur, noise, and
+    one covering blob (a flat colour) over part of one in three patches."""
     n = batch.shape[0]
     turn = torch.rand(n, generator=generator) < 0.5
     batch = torch.where(turn[:, None, None, None], batch.flip(2, 3), batch)
@@ -150,6 +155,8 @@ def augment(batch: torch.Tensor, generator: torch.Generator, *, chips: torch.Ten
         batch = _lay_chips(batch, generator, chips=chips, share=chip_share)
     if small_share > 0.0:
         batch = _shrink(batch, generator, share=small_share)
+    if slant_share > 0.0:
+        batch = _foreshorten(batch, generator, share=slant_share)
     gain = torch.exp(torch.randn(n, 1, 1, 1, generator=generator) * 0.25)
     balance = 1.0 + torch.randn(n, 3, 1, 1, generator=generator) * 0.08
     offset = torch.randn(n, 1, 1, 1, generator=generator) * 15.0
@@ -209,6 +216,24 @@ def _shrink(batch: torch.Tensor, generator: torch.Generator, *, share: float) ->
     low, high = SMALL_WIDTHS
     width = int(torch.randint(low, high + 1, (1,), generator=generator))
     small = functional.interpolate(batch, size=(round(h * width / w), width), mode="area")
+    back = functional.interpolate(small, size=(h, w), mode="bilinear", align_corners=False)
+    chosen = (torch.rand(n, generator=generator) < share).view(n, 1, 1, 1)
+    return torch.where(chosen, back, batch)
+
+
+def _foreshorten(batch: torch.Tensor, generator: torch.Generator, *, share: float) -> torch.Tensor:
+    """A share `share` of the patches area-averaged down to a card `SLANT_WIDTHS` px wide, one of its axes (drawn
+    per batch) shrunk `SLANT_RATIOS` times more than the other, and back up bilinearly: what the patch of a card
+    foreshortened by a camera low over the table holds (the outline's warp undoes its shape, not the pixels lost;
+    the rendered training frames' cameras tilt 35 degrees at most, the scenarios' tilted preset ~50)."""
+    n, _, h, w = batch.shape
+    low, high = SLANT_WIDTHS
+    width = int(torch.randint(low, high + 1, (1,), generator=generator))
+    ratio = SLANT_RATIOS[0] + (SLANT_RATIOS[1] - SLANT_RATIOS[0]) * float(torch.rand(1, generator=generator))
+    height = h * width / w
+    along_height = bool(torch.rand(1, generator=generator) < 0.5)
+    size = (max(4, round(height / ratio)), width) if along_height else (round(height), max(3, round(width / ratio)))
+    small = functional.interpolate(batch, size=size, mode="area")
     back = functional.interpolate(small, size=(h, w), mode="bilinear", align_corners=False)
     chosen = (torch.rand(n, generator=generator) < share).view(n, 1, 1, 1)
     return torch.where(chosen, back, batch)
@@ -288,7 +313,7 @@ def fit(net: CardNet, train: Samples, *, config: CardTrainConfig, device: torch.
             group["lr"] = float(lr)
         pick = order_rng.integers(0, len(train), size=config.batch)
         batch = augment(_tensor(train.patches[pick]), generator, chips=chips, chip_share=config.chip_share,
-                        small_share=config.small_share)
+                        small_share=config.small_share, slant_share=config.slant_share)
         batch = batch.to(device)
         rank = torch.from_numpy(train.rank[pick]).to(device)
         suit = torch.from_numpy(train.suit[pick]).to(device)

@@ -133,6 +133,9 @@ def _register_train_cards(sub: argparse._SubParsersAction[argparse.ArgumentParse
                        "wide with chips among the covers (seed --composite-seed + 1; 0 in the shipped recipe)")
     cards.add_argument("--small-share", type=_share, default=0.0, help="share of training patches shrunk to the "
                        "pixels of a card 36-60 px wide and back (0-1; 0 in the shipped recipe)")
+    cards.add_argument("--slant-share", type=_share, default=0.0, help="share of training patches shrunk to the "
+                       "pixels of a card 24-60 px wide seen at a slant (one axis 1.2-2.2 times more) and back (0-1; 0 "
+                       "in the shipped recipe)")
     cards.add_argument("--init", type=Path, help="start from this exported classifier's weights (fine-tune) "
                        "instead of at random")
     cards.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (warm-up, then a cosine to 0)")
@@ -197,7 +200,8 @@ def run_train_cards(args: argparse.Namespace) -> int:
                              render_workers=args.render_workers, minutes=args.minutes, steps=args.steps,
                              threads=args.threads, chip_share=args.chip_share,
                              composite_chips=args.composite_chips, small_composites=args.small_composites,
-                             small_share=args.small_share, init=args.init, court_figures=args.court_figures,
+                             small_share=args.small_share, slant_share=args.slant_share, init=args.init,
+                             court_figures=args.court_figures,
                              suit_shapes=args.suit_shapes, lr=args.lr, out=args.out or DEFAULT_OUT)
     path, result = train_cards(config)
     sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB); held-out card accuracy "
