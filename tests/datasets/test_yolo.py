@@ -114,6 +114,18 @@ def test_home_style_renders_photo_like_scenes(tmp_path: Path) -> None:
         assert cards, "a home scene always has cards"
 
 
+def test_camera_tilt_draws_casino_cameras_in_the_range_asked(tmp_path: Path) -> None:
+    out = tmp_path / "tilted"
+    assert main(["datasets", "render", "--count", "4", "--seed", "8", "--out", str(out), "--size", "320x180",
+                 "--style", "casino", "--camera-tilt", "45-55", "--val-fraction", "0", "--no-progress"]) == 0
+    for sidecar in sorted(out.glob("meta/train/*.json")):
+        rotation = np.array(json.loads(sidecar.read_text())["camera"]["rotation"])
+        forward = rotation[2]  # the optical axis in table coordinates
+        assert 45.0 - 1e-6 <= float(np.degrees(np.arccos(-forward[2]))) <= 55.0 + 1e-6
+    with pytest.raises(ValueError, match="camera tilt: expected MIN-MAX degrees"):
+        DatasetSpec(out=tmp_path, count=1, seed=1, camera_tilt=(20.0, 10.0))
+
+
 def test_court_figures_shifted_or_drawn_and_nothing_else_changed() -> None:
     scene, _ = random_sample(np.random.default_rng(4))
     assert with_court_figures(scene, "own") is scene
@@ -220,6 +232,9 @@ def test_different_seeds_differ(tmp_path: Path) -> None:
         (["--val-fraction", "1.5"], "expected a number in [0, 1)"),
         (["--seed", "x"], "expected a non-negative integer"),
         (["--style", "beach"], "invalid choice: 'beach'"),
+        (["--camera-tilt", "low"], "expected MIN-MAX degrees such as 35-55, got 'low'"),
+        (["--camera-tilt", "55-35"], "expected MIN-MAX degrees with 0 <= MIN <= MAX <= 75, got '55-35'"),
+        (["--camera-tilt", "30-80"], "expected MIN-MAX degrees with 0 <= MIN <= MAX <= 75, got '30-80'"),
     ],
 )
 def test_bad_arguments_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],

@@ -312,8 +312,13 @@ def _place(*, target: tuple[float, float], height: float, tilt_deg: float, azimu
                           hfov_deg=float(np.clip(hfov, 20.0, 120.0)), roll_deg=roll_deg)
 
 
-def random_camera(layout: TableLayout, rng: np.random.Generator, *, size: tuple[int, int] | None = None) -> Camera:
-    """Straight down up to 35 degrees of tilt, over the whole table, one to three seats, or the centre."""
+TILT_LIMITS_DEG = (0.0, 75.0)  # a `tilt_deg` range must lie within these
+
+
+def random_camera(layout: TableLayout, rng: np.random.Generator, *, size: tuple[int, int] | None = None,
+                  tilt_deg: tuple[float, float] | None = None) -> Camera:
+    """Straight down up to 35 degrees of tilt, over the whole table, one to three seats, or the centre;
+    `tilt_deg` (min, max): tilted that much from vertical instead, drawn uniformly."""
     size = size or _random_size(rng)
     mode = str(rng.choice(["table", "sector", "centre"], p=[0.3, 0.45, 0.25]))
     pts = layout.outline_points
@@ -333,7 +338,10 @@ def random_camera(layout: TableLayout, rng: np.random.Generator, *, size: tuple[
         target = tuple(sample_in_polygon(rng, layout.zone("board").points)[0] * 0.5)
         side = float(rng.uniform(700.0, 1300.0))
         extent = (side, side * 0.6)
-    tilt = float(rng.uniform(0.0, 5.0)) if rng.random() < 0.4 else float(rng.uniform(5.0, 35.0))
+    if tilt_deg is None:
+        tilt = float(rng.uniform(0.0, 5.0)) if rng.random() < 0.4 else float(rng.uniform(5.0, 35.0))
+    else:
+        tilt = float(rng.uniform(*tilt_deg))
     roll = float(rng.uniform(-180.0, 180.0)) if tilt < 5.0 and rng.random() < 0.5 else float(rng.normal(0.0, 6.0))
     return _place(target=(float(target[0]), float(target[1])), height=float(rng.uniform(1000.0, 1800.0)),
                   tilt_deg=tilt, azimuth=float(rng.uniform(0.0, 2.0 * math.pi)), extent=extent, size=size,
@@ -354,12 +362,13 @@ def photo_camera(rng: np.random.Generator, *, focus: tuple[float, float], card_w
 
 def random_sample(rng: np.random.Generator, *, layout: TableLayout | None = None, chipset: ChipSet | None = None,
                   size: tuple[int, int] | None = None, style: SceneStyle | None = None,
-                  seat_chips: float = 0.0) -> tuple[Scene, Camera]:
+                  seat_chips: float = 0.0, tilt_deg: tuple[float, float] | None = None) -> tuple[Scene, Camera]:
     """A random training scene and a camera suited to its style (drawn when `style` is None); `seat_chips`: the
-    chance a `CASINO` scene's seats hold their stacks side by side (`random_scene_with_focus`)."""
+    chance a `CASINO` scene's seats hold their stacks side by side (`random_scene_with_focus`); `tilt_deg`: a
+    `CASINO` scene's camera tilt range (`random_camera`)."""
     scene, style, focus = random_scene_with_focus(rng, layout=layout, chipset=chipset, style=style,
                                                   seat_chips=seat_chips)
     if style == SceneStyle.HOME:
         width = scene.cards[0].size_mm[0] if scene.cards else 63.5
         return scene, photo_camera(rng, focus=focus, card_width_mm=width, size=size)
-    return scene, random_camera(scene.layout, rng, size=size)
+    return scene, random_camera(scene.layout, rng, size=size, tilt_deg=tilt_deg)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from floorman.datasets.random_scene import SceneStyle
+from floorman.datasets.random_scene import TILT_LIMITS_DEG, SceneStyle
 from floorman.datasets.render_dataset import DatasetSpec, render_dataset
 from floorman.datasets.scene import COURT_FIGURE_MODES, N_SUIT_SHAPES, SUIT_SHAPE_MODES
 
@@ -28,6 +28,19 @@ def parse_size(text: str) -> tuple[int, int]:
     if not (16 <= width <= 8192 and 16 <= height <= 8192):
         raise argparse.ArgumentTypeError(f"expected a width and height within 16..8192, got {text!r}")
     return width, height
+
+
+def parse_tilt(text: str) -> tuple[float, float]:
+    """``"35-55"`` to (35.0, 55.0): a range of camera tilts in degrees from vertical; argparse shows the error."""
+    low, sep, high = text.partition("-")
+    try:
+        values = (float(low), float(high)) if sep else (float(text), float(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected MIN-MAX degrees such as 35-55, got {text!r}") from None
+    if not TILT_LIMITS_DEG[0] <= values[0] <= values[1] <= TILT_LIMITS_DEG[1]:
+        raise argparse.ArgumentTypeError(f"expected MIN-MAX degrees with {TILT_LIMITS_DEG[0]:g} <= MIN <= MAX <= "
+                                         f"{TILT_LIMITS_DEG[1]:g}, got {text!r}")
+    return values
 
 
 def _checked(text: str, *, parse: Callable[[str], NumberT], ok: Callable[[NumberT], bool], expected: str) -> NumberT:
@@ -85,6 +98,10 @@ def register_render(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="the cards' suit symbols (pips, corner indices): own (default) or any (each card one "
                         f"of {N_SUIT_SHAPES} other decks' shapes: wider or narrower spades, thin or broad stems, "
                         "rounder clubs, straighter diamonds; real decks' symbols are not ours)")
+    parser.add_argument("--camera-tilt", type=parse_tilt, default=None, metavar="MIN-MAX",
+                        help="casino scenes' cameras tilted MIN to MAX degrees from vertical, drawn uniformly (e.g. "
+                        "35-55: a camera low over the table, past the 35 the renderer draws at most; default: 0-5 "
+                        "degrees two times in five, else 5-35); home scenes' stay straight down")
     parser.add_argument("--workers", type=_positive, default=1, help="worker processes (default 1)")
     parser.add_argument("--val-fraction", type=_fraction, default=0.1,
                         help="fraction of images in the validation split (default 0.1)")
@@ -98,7 +115,7 @@ def run_render(args: argparse.Namespace) -> int:
     spec = DatasetSpec(out=args.out, count=args.count, seed=args.seed, size=args.size, workers=args.workers,
                        val_fraction=args.val_fraction, overwrite=args.overwrite, progress=not args.no_progress,
                        style=None if args.style == "mixed" else SceneStyle(args.style), seat_chips=args.seat_chips,
-                       court_figures=args.court_figures, suit_shapes=args.suit_shapes)
+                       court_figures=args.court_figures, suit_shapes=args.suit_shapes, camera_tilt=args.camera_tilt)
     summary = render_dataset(spec)
     sys.stdout.write(f"wrote {summary.train + summary.val} images ({summary.train} train, {summary.val} val), "
                      f"{summary.labels} labels, to {summary.out}\n")
