@@ -182,6 +182,9 @@ GOOD_IMAGE = np.zeros((50, 50, 3), dtype=np.uint8)
         (GOOD_IMAGE, {"box": (10, 10, 5, 5)}, "expected a box with x1 > x0"),
         (GOOD_IMAGE, {"box": (0, 0, np.nan, 10)}, "expected box as 4 finite numbers"),
         (GOOD_IMAGE, {"corners": [[0, 0], [1, 0], [1, 1]]}, "expected corners as a"),
+        (GOOD_IMAGE, {"box": (0, 0, 10, 10), "pixels_to_mm": np.eye(2)}, r"pixels_to_mm: .* got shape \(2, 2\)"),
+        (GOOD_IMAGE, {"box": (0, 0, 10, 10), "pixels_to_mm": np.full((3, 3), np.inf)},
+         "pixels_to_mm: expected a finite 3x3 homography, got non-finite values"),
     ],
 )
 def test_bad_arguments_raise(image: object, kwargs: dict[str, object], message: str) -> None:

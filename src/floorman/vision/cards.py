@@ -131,7 +131,8 @@ def _check_box(box: object, shape: tuple[int, ...]) -> tuple[int, int, int, int]
 def _check_homography(homography: object) -> Homography:
     matrix = np.asarray(homography, dtype=np.float64)
     if matrix.shape != (3, 3) or not np.isfinite(matrix).all():
-        raise ValueError(f"pixels_to_mm: expected a finite 3x3 homography, got shape {matrix.shape}")
+        got = f"shape {matrix.shape}" if matrix.shape != (3, 3) else "non-finite values"
+        raise ValueError(f"pixels_to_mm: expected a finite 3x3 homography, got {got}")
     return matrix
 
 
