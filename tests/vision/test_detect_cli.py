@@ -86,6 +86,14 @@ def test_json_output_with_table_positions(tmp_path: Path, model: Path, capsys: p
     assert hand["table_mm"] == pytest.approx(expected, abs=1e-3)
     assert hand["zone"] == layout.zone_names_at(np.array([expected]))[0] and hand["identity"] is None
     assert hand["chips"] is None and hand["count"] is None
+    # An image of another size than the calibration's is refused, naming both sizes; what was printed stays.
+    calibrate_from_points(pairs, layout=layout, image_size=(256, 128)).save(tmp_path / "cal_big.yaml")
+    args = parse(["detect", str(image), "--model", str(model), "--json", "--layout", "oval9",
+                  "--calib", str(tmp_path / "cal_big.yaml")])
+    with pytest.raises(ConfigError, match=r"f0\.png is 128x64, but the calibration .*cal_big\.yaml was made on "
+                                          r"256x128 frames") as info:
+        args.handler(args)
+    assert info.value.field == "--calib"
 
 
 def test_video_frames_are_numbered(tmp_path: Path, model: Path, capsys: pytest.CaptureFixture[str]) -> None:

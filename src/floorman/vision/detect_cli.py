@@ -336,6 +336,8 @@ def run_detect(args: argparse.Namespace) -> int:
         args.annotate.mkdir(parents=True, exist_ok=True)
     last: list[tuple[Box, ChipReading]] = []  # the previous video frame's chip boxes and readings
     for source, frame_index, image in frames(args.source, every=max(1, args.every), max_frames=args.max_frames):
+        if placement is not None:
+            _check_calibrated_size(image, placement[1], source=str(source), path=args.calib)
         detections = detector.detect(image)
         chips = read_chips(image, detections, names=detector.names, recogniser=recogniser,
                            last=last if frame_index is not None else ())
@@ -362,6 +364,17 @@ def run_detect(args: argparse.Namespace) -> int:
             stem = Path(source).stem if frame_index is None else f"{Path(source).stem}_{frame_index:06d}"
             cv2.imwrite(str(args.annotate / f"{stem}.jpg"), annotate(image, result))
     return 0
+
+
+def _check_calibrated_size(image: Image, calibration: Calibration, *, source: str, path: Path) -> None:
+    """A calibration maps its own frames' pixels: an image of another size would get wrong positions, zones,
+    counts and card orientations, so it is refused, naming both sizes."""
+    height, width = image.shape[:2]
+    if (width, height) != tuple(calibration.image_size):
+        cal_w, cal_h = calibration.image_size
+        raise ConfigError(f"{source} is {width}x{height}, but the calibration {path} was made on {cal_w}x{cal_h} "
+                          "frames: calibrate on a frame of this size (or resize the frames to the calibration's)",
+                          field="--calib")
 
 
 def _box_of(detections: Detections, i: int) -> Box:
