@@ -37,12 +37,14 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
 from floorman.core.cards import Card, full_deck
-from floorman.core.geometry import homography_scales
+from floorman.core.geometry import homography_scales, invert_homography
+from floorman.datasets.camera import Camera
 from floorman.datasets.textures import N_DECK_DESIGNS, card_face
 from floorman.vision.cards import MIN_CONFIDENCE, CardReading, recognise_card
 from floorman.vision.cards_cnn import CardClassifier
@@ -198,12 +200,13 @@ def _cards(data: Path) -> list[tuple[Path, dict[str, object]]]:
     return out
 
 
-def _pixels_to_mm(camera: dict[str, object]) -> np.ndarray:
+def _pixels_to_mm(camera: dict[str, Any]) -> np.ndarray:
     """The render camera's homography from pixels to table mm on the felt (an exact calibration)."""
-    rotation = np.asarray(camera["rotation"], dtype=np.float64)
-    to_pixels = np.asarray(camera["intrinsics"], dtype=np.float64) @ np.column_stack(
-        [rotation[:, 0], rotation[:, 1], np.asarray(camera["translation"], dtype=np.float64)])
-    return np.linalg.inv(to_pixels)
+    (fx, _, cx), (_, fy, cy), _ = camera["intrinsics"]
+    pinhole = Camera(width=int(camera["width"]), height=int(camera["height"]), fx=fx, fy=fy, cx=cx, cy=cy,
+                     rotation=np.asarray(camera["rotation"], dtype=np.float64),
+                     translation=np.asarray(camera["translation"], dtype=np.float64))
+    return invert_homography(pinhole.table_homography())
 
 
 def _card_width(obj: dict[str, object]) -> float:
