@@ -352,7 +352,7 @@ def recognise_card(image_bgr: Any, *, box: Any = None, corners: Any = None, temp
         quads = upright_on_table([order_corners(_check_corners(corners))], to_mm)
         candidates = quads
     else:
-        quads = upright_on_table(find_card_quads(image, _check_box(box, image.shape)), to_mm)
+        quads = find_card_quads(image, _check_box(box, image.shape))  # turned upright by `quad_candidates`
         candidates = [c for quad in quads for c in quad_candidates(quad, pixels_to_mm=to_mm)]
     net = None if not use_classifier else classifier if classifier is not None else default_classifier()
     learned: tuple[CnnReading, FloatArray] | None = None
