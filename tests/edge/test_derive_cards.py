@@ -348,3 +348,22 @@ def test_folded_hole_cards_coming_to_rest_in_the_muck_leave_a_burn_after_them_de
     scene.cards[6] = card("muck", track=6, at=centre("muck", 20))
     events += slide(scene, deriver, track=30, xs=[-100.0, -40.0, 40.0, 120.0])
     assert dealt(events) == [("muck", None)]
+
+
+def test_two_boxes_on_one_board_card_seen_together_are_one_card_dealt(deriver: EventDeriver) -> None:
+    # A board card sliding into place, its leading part boxed apart as it stops (a narrow box inside the card's,
+    # 20 mm off, read as another card): both come to rest in the same frames. Seen in splash_01 from the
+    # scenarios' tilted camera: two cards dealt, and the flop's third card then counted as the turn.
+    scene = with_stub()
+    run(deriver, scene.frames(5))
+    scene.cards[8] = card("board", track=8, face_up=True, identity="4H", at=centre("board"))
+    run(deriver, scene.frames(1))
+    scene.cards[9] = card("board", track=9, face_up=True, identity="2H", at=centre("board", -20, -4))
+    events = run(deriver, scene.frames(8))
+    del scene.cards[9]
+    events += run(deriver, scene.frames(5))
+    scene.cards[10] = card("board", track=10, face_up=True, identity="10S", at=centre("board", 70))
+    events += run(deriver, scene.frames(10))
+    assert dealt(events) == [("board", "4H"), ("board", "10S")]
+    boards = [d["face_up"] for e in events if (d := e.model_dump())["type"] == "zone_cards" and d["zone"] == "board"]
+    assert boards == [("4H",), ("4H", "10S")]

@@ -129,6 +129,8 @@ class CardDeriver(ZoneDeriver[CardShape]):
         for track in self.tracker.unseen(current):
             if track.zone in contents and self._hidden(track) and not self._is_stub(track):
                 contents[track.zone].append(track)
+        if "board" in contents:
+            contents["board"] = self._one_per_card(contents["board"])
         for name in self.zones:
             tracks = contents[name]
             settle = self._settle[name]
@@ -249,6 +251,16 @@ class CardDeriver(ZoneDeriver[CardShape]):
         its uncovered part, a box of its own)."""
         return any(other.id != track.id and PLACED in other.marks
                    and other.distance_to(track.position) <= self.config.same_card_mm for other in current)
+
+    def _one_per_card(self, tracks: list[Track]) -> list[Track]:
+        """The board's cards lie apart: of two tracks resting there within `same_card_mm` of each other, the later
+        is a second box on the earlier's card (the part of a card sliding into place, boxed apart as it stops:
+        seen together, both had settled as cards dealt, and the flop's third card then counted as the turn)."""
+        kept: list[Track] = []
+        for track in sorted(tracks, key=lambda t: (t.first_t, -t.observations, t.id)):
+            if all(other.distance_to(track.position) > self.config.same_card_mm for other in kept):
+                kept.append(track)
+        return [track for track in tracks if track in kept]
 
     def _reacquires(self, track: Track, current: list[Track]) -> bool:
         """Whether a new track is a card already placed, lost for a moment and found again where it lay (not a new
