@@ -396,7 +396,9 @@ def _classify_in_stages(net: CardClassifier, image: Image, candidates: list[Floa
     if learned is not None and learned[0].confidence >= _CNN_SURE:
         return learned
     lines = [order_corners(q.corners) for q in line_quads(image, pixel_box)]
-    more = [order_corners(q.corners) for q in edge_quads(image, pixel_box)] + lines + _turned_a_quarter(lines)
+    more = [order_corners(q.corners) for q in edge_quads(image, pixel_box)] + lines
+    if pixels_to_mm is None:  # with a calibration the table tells which sides are short: turned, they are `lines`
+        more += _turned_a_quarter(lines)
     more += [order_corners(q) for q in frame_quads(image, pixel_box)]
     more = upright_on_table(more, pixels_to_mm)
     known = known + net.read(image, more)
