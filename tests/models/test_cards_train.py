@@ -289,3 +289,35 @@ def test_composites_and_renders_with_any_court_figure_or_suit_shape_are_cached_a
         cards_train.CardTrainConfig(suit_shapes="mine")
     assert cards_train.CardTrainConfig().suit_shapes == "any"  # the shipped recipe since session 18
     assert build_parser().parse_args(["models", "train-cards"]).suit_shapes == "any"
+
+
+def test_tilted_frames_come_from_tilted_casino_cameras_into_cache_files_of_their_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cameras: list[tuple[object, float]] = []
+    drawn = cards_data.random_sample
+
+    def recorded(rng: np.random.Generator, **kwargs: object) -> tuple[Scene, Camera]:
+        scene, camera = drawn(rng, **kwargs)  # type: ignore[arg-type]
+        cameras.append((kwargs.get("style"), camera.tilt_deg))
+        return scene, camera
+
+    monkeypatch.setattr("floorman.models.cards_data.random_sample", recorded)
+    paths = cards_data.build_cache(tmp_path, seed=5, frames=2, spec=PatchSpec(), figures="any", suits="any",
+                                   tilt=(50.0, 50.0))
+    assert [p.name for p in paths] == ["chunk_5_anyfig_anysuit_tilt50-50_0000000.npz"]
+    assert [style for style, _ in cameras] == ["casino", "casino"]
+    assert all(abs(tilt - 50.0) < 0.5 for _, tilt in cameras)
+    cameras.clear()
+    cards_data.render_frame(5, 0, spec=PatchSpec())  # without a tilt: the frame as `datasets render` draws it
+    assert cameras == [(None, pytest.approx(cameras[0][1]))] and cameras[0][1] <= 35.5
+
+    from floorman.cli import build_parser
+
+    args = build_parser().parse_args(["models", "train-cards", "--tilted-frames", "300", "--tilt", "40-55"])
+    assert (args.tilted_frames, args.tilted_seed, args.tilt) == (300, 7300, (40.0, 55.0))
+    defaults = build_parser().parse_args(["models", "train-cards"])
+    assert defaults.tilted_frames == 0 == cards_train.CardTrainConfig().tilted_frames  # off in the shipped recipe
+    with pytest.raises(ValueError, match=r"a tilt range within \(0\.0, 75\.0\) degrees, got 10 and \(50\.0, 80\.0\)"):
+        cards_train.CardTrainConfig(tilted_frames=10, tilt=(50.0, 80.0))
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["models", "train-cards", "--tilt", "55-40"])

@@ -26,7 +26,7 @@ import numpy.typing as npt
 from floorman.core.cards import Card, full_deck
 from floorman.core.chips import ChipDenomination
 from floorman.datasets.effects import Effects, apply_effects
-from floorman.datasets.random_scene import random_sample
+from floorman.datasets.random_scene import SceneStyle, random_sample
 from floorman.datasets.render import Renderer, RenderResult
 from floorman.datasets.render_dataset import TRAINING_OPTIONS, image_rng
 from floorman.datasets.scene import (
@@ -54,6 +54,7 @@ _JITTER = (0.015, 0.04)  # corner jitter, fraction of the card width: a good and
 
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float32]
+Tilt = tuple[float, float]  # a camera tilt range, degrees from vertical (`random_scene.random_camera`)
 
 
 @dataclass(frozen=True)
@@ -161,11 +162,16 @@ def frame_samples(result: RenderResult, rng: np.random.Generator, *, spec: Patch
     return Samples(patches=np.stack(patches), rank=np.array(ranks, np.int64), suit=np.array(suits, np.int64))
 
 
-def render_frame(seed: int, index: int, *, spec: PatchSpec, figures: str = "own", suits: str = "own") -> Samples:
+def render_frame(seed: int, index: int, *, spec: PatchSpec, figures: str = "own", suits: str = "own",
+                 tilt: Tilt | None = None) -> Samples:
     """Frame `index` of `seed`, drawn and rendered as `floorman datasets render --court-figures FIGURES
-    --suit-shapes SUITS` draws it, cut into patches."""
+    --suit-shapes SUITS` draws it (with `tilt`, as `--style casino --camera-tilt MIN-MAX` does), cut into
+    patches."""
     rng = image_rng(seed, index)
-    scene, camera = random_sample(rng, size=None)
+    if tilt is None:
+        scene, camera = random_sample(rng, size=None)
+    else:
+        scene, camera = random_sample(rng, size=None, style=SceneStyle.CASINO, tilt_deg=tilt)
     scene = with_court_figures(scene, figures, np.random.default_rng([seed, index, 13]))
     scene = with_suit_shapes(scene, suits, np.random.default_rng([seed, index, 17]))
     effects = Effects.random(rng)
@@ -330,23 +336,29 @@ def _composite_chunk(cache: Path, *, seed: int, chunk: int, spec: PatchSpec, chi
     return path
 
 
-def _deck_tag(figures: str, suits: str) -> str:
-    """What a cache file's name says of its deck: "" for ours, "_anyfig", "_anysuit", "_shiftedfig" ..."""
-    return ("" if figures == "own" else f"_{figures}fig") + ("" if suits == "own" else f"_{suits}suit")
+def _deck_tag(figures: str, suits: str, tilt: Tilt | None = None) -> str:
+    """What a cache file's name says of its deck and camera: "" for ours, "_anyfig", "_anysuit", "_shiftedfig" ...,
+    then "_tilt35-60" for cameras tilted so."""
+    return (("" if figures == "own" else f"_{figures}fig") + ("" if suits == "own" else f"_{suits}suit")
+            + ("" if tilt is None else f"_tilt{tilt[0]:g}-{tilt[1]:g}"))
 
 
-def chunk_path(cache: Path, *, seed: int, start: int, figures: str = "own", suits: str = "own") -> Path:
-    return cache / f"chunk_{seed}{_deck_tag(figures, suits)}_{start:07d}.npz"
+def chunk_path(cache: Path, *, seed: int, start: int, figures: str = "own", suits: str = "own",
+               tilt: Tilt | None = None) -> Path:
+    return cache / f"chunk_{seed}{_deck_tag(figures, suits, tilt)}_{start:07d}.npz"
 
 
-def build_chunk(job: tuple[Path, int, int, int, PatchSpec, str, str]) -> Path:
+ChunkJob = tuple[Path, int, int, int, PatchSpec, str, str, Tilt | None]
+
+
+def build_chunk(job: ChunkJob) -> Path:
     """Render frames start .. start + count - 1 of `seed` and save their patches (skipped when saved)."""
-    cache, seed, start, count, spec, figures, suits = job
-    path = chunk_path(cache, seed=seed, start=start, figures=figures, suits=suits)
+    cache, seed, start, count, spec, figures, suits, tilt = job
+    path = chunk_path(cache, seed=seed, start=start, figures=figures, suits=suits, tilt=tilt)
     if path.is_file():
         return path
     cv2.setNumThreads(1)
-    samples = Samples.concat([render_frame(seed, i, spec=spec, figures=figures, suits=suits)
+    samples = Samples.concat([render_frame(seed, i, spec=spec, figures=figures, suits=suits, tilt=tilt)
                               for i in range(start, start + count)], spec=spec)
     partial = path.with_suffix(".partial.npz")
     np.savez(partial, patches=samples.patches, rank=samples.rank, suit=samples.suit)
@@ -356,16 +368,18 @@ def build_chunk(job: tuple[Path, int, int, int, PatchSpec, str, str]) -> Path:
 
 
 def build_cache(cache: Path, *, seed: int, frames: int, spec: PatchSpec, workers: int = 1,
-                figures: str = "own", suits: str = "own") -> list[Path]:
+                figures: str = "own", suits: str = "own", tilt: Tilt | None = None) -> list[Path]:
     """Render `frames` frames of `seed` (court figures and suit shapes as `scene.with_court_figures` and
-    `scene.with_suit_shapes` draw them) into chunk files under `cache` (existing chunks are kept)."""
+    `scene.with_suit_shapes` draw them; with `tilt`, casino scenes whose cameras are tilted that range of degrees
+    from vertical) into chunk files under `cache` (existing chunks are kept)."""
     if frames < 1 or workers < 1:
         raise ValueError(f"expected at least one frame and one worker, got frames={frames}, workers={workers}")
     if figures not in COURT_FIGURE_MODES:
         raise ValueError(f"court figures: expected one of {', '.join(COURT_FIGURE_MODES)}, got {figures!r}")
     check_suit_shapes(suits)
     cache.mkdir(parents=True, exist_ok=True)
-    jobs = [(cache, seed, start, min(CHUNK, frames - start), spec, figures, suits) for start in range(0, frames, CHUNK)]
+    jobs: list[ChunkJob] = [(cache, seed, start, min(CHUNK, frames - start), spec, figures, suits, tilt)
+                            for start in range(0, frames, CHUNK)]
     if workers == 1:
         return [build_chunk(job) for job in jobs]
     with multiprocessing.get_context("spawn").Pool(workers) as pool:

@@ -30,6 +30,7 @@ from torch import nn
 from torch.nn import functional
 
 from floorman.core.errors import ConfigError
+from floorman.datasets.random_scene import TILT_LIMITS_DEG
 from floorman.models.cards_data import (
     CHIP_TO_CARD,
     RANK_CODES,
@@ -75,6 +76,9 @@ class CardTrainConfig:
     chip_share: float = 0.0  # patches given a chip lying on them in training (`augment`); 0.3 tried, see the card
     small_share: float = 0.0  # patches shrunk to a small card's pixels and back (`augment`)
     slant_share: float = 0.0  # patches shrunk to the pixels of a small card seen at a slant and back (`augment`)
+    tilted_frames: int = 0  # more rendered frames, casino scenes whose cameras are tilted `tilt` (all for training)
+    tilted_seed: int = 7300
+    tilt: tuple[float, float] = (35.0, 60.0)  # degrees from vertical, drawn uniformly (`random_camera`)
     init: Path | None = None  # start from this exported model's weights (`load_onnx_weights`) instead of at random
     composite_chips: bool = False  # casino chips among the composites' covers (`cards_data.composite_sample`)
     small_composites: int = 0  # more composites, of cards SMALL_COMPOSITE_WIDTHS px wide, chips among the covers
@@ -94,6 +98,9 @@ class CardTrainConfig:
                             ("slant_share", self.slant_share)):
             if not 0.0 <= share <= 1.0:
                 raise ValueError(f"expected {name} from 0 to 1, got {share}")
+        if self.tilted_frames < 0 or not TILT_LIMITS_DEG[0] <= self.tilt[0] <= self.tilt[1] <= TILT_LIMITS_DEG[1]:
+            raise ValueError(f"expected tilted frames >= 0 and a tilt range within {TILT_LIMITS_DEG} degrees, got "
+                             f"{self.tilted_frames} and {self.tilt}")
         if self.court_figures not in ("own", "any"):
             raise ValueError(f"expected court figures own or any, got {self.court_figures!r}")
         if self.suit_shapes not in ("own", "any"):
@@ -413,6 +420,10 @@ def train_cards(config: CardTrainConfig) -> tuple[Path, Evaluation]:
         train_paths += build_composites(config.cache, seed=config.composite_seed, count=config.composites, spec=spec,
                                         chips=config.composite_chips, figures=config.court_figures,
                                         suits=config.suit_shapes)
+    if config.tilted_frames:  # their own seed and cache files, so that the frames above stay the shipped recipe's
+        train_paths += build_cache(config.cache, seed=config.tilted_seed, frames=config.tilted_frames, spec=spec,
+                                   workers=config.render_workers, figures=config.court_figures,
+                                   suits=config.suit_shapes, tilt=config.tilt)
     if config.small_composites:  # their own seed, so that the composites above stay those of the shipped recipe
         train_paths += build_composites(config.cache, seed=config.composite_seed + 1, count=config.small_composites,
                                         spec=spec, chips=True, widths=SMALL_COMPOSITE_WIDTHS,

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from floorman.core.errors import ConfigError
-from floorman.datasets.render_cli import parse_size
+from floorman.datasets.render_cli import parse_size, parse_tilt
 from floorman.models.registry import WEIGHTS_DIR, model_info
 from floorman.models.train import RenderSpec, TrainConfig, train_detector
 
@@ -133,6 +133,11 @@ def _register_train_cards(sub: argparse._SubParsersAction[argparse.ArgumentParse
                        "wide with chips among the covers (seed --composite-seed + 1; 0 in the shipped recipe)")
     cards.add_argument("--small-share", type=_share, default=0.0, help="share of training patches shrunk to the "
                        "pixels of a card 36-60 px wide and back (0-1; 0 in the shipped recipe)")
+    cards.add_argument("--tilted-frames", type=int, default=0, help="more frames to render for training, casino "
+                       "scenes whose cameras are tilted --tilt from vertical (cached apart; default 0: none)")
+    cards.add_argument("--tilted-seed", type=int, default=7300, help="the tilted frames' render seed")
+    cards.add_argument("--tilt", type=parse_tilt, default=(35.0, 60.0), metavar="MIN-MAX",
+                       help="the tilted frames' camera tilt range in degrees from vertical (default 35-60)")
     cards.add_argument("--slant-share", type=_share, default=0.0, help="share of training patches shrunk to the "
                        "pixels of a card 24-60 px wide seen at a slant (one axis 1.2-2.2 times more) and back (0-1; 0 "
                        "in the shipped recipe)")
@@ -201,6 +206,7 @@ def run_train_cards(args: argparse.Namespace) -> int:
                              threads=args.threads, chip_share=args.chip_share,
                              composite_chips=args.composite_chips, small_composites=args.small_composites,
                              small_share=args.small_share, slant_share=args.slant_share, init=args.init,
+                             tilted_frames=args.tilted_frames, tilted_seed=args.tilted_seed, tilt=args.tilt,
                              court_figures=args.court_figures,
                              suit_shapes=args.suit_shapes, lr=args.lr, out=args.out or DEFAULT_OUT)
     path, result = train_cards(config)
