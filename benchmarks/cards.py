@@ -255,7 +255,8 @@ def measure(data: list[Path], *, limit: int | None, seed: int, true_corners: boo
         if box is None:
             raw = CardReading(card=None, confidence=0.0, corners_px=None, source="missed by the detector")
         elif true_corners:
-            raw = recognise_card(images[path], corners=obj["corners_px"], **options)
+            raw = recognise_card(images[path], corners=obj["corners_px"], pixels_to_mm=to_mm if plane else None,
+                                 **options)
         else:
             raw = recognise_card(images[path], box=box, pixels_to_mm=to_mm if plane else None, **options)
         elapsed = time.perf_counter() - start

@@ -11,7 +11,7 @@ from floorman.core.layout import TableLayout
 from floorman.datasets.camera import Camera
 from floorman.datasets.render import ObjectTruth, Renderer
 from floorman.datasets.scene import CardObject, Lighting, Scene
-from floorman.vision.cards import recognise_card, upright_on_table
+from floorman.vision.cards import box_quads, plane_box_quads, recognise_card, upright_on_table
 from floorman.vision.table_state import recognise_card_reader
 from tests.vision.test_chips import CHIPSET
 from tests.vision.test_table_state import calibration_of
@@ -91,3 +91,45 @@ def test_a_card_seen_square_on_is_read_as_without_a_calibration() -> None:
         assert on_table.card == in_image.card == o.card
         assert on_table.confidence == in_image.confidence
         assert np.array_equal(on_table.corners_px, in_image.corners_px)
+
+
+def _nearest_quad_error(quads: list[np.ndarray], truth: np.ndarray) -> float:
+    """The largest corner distance (px) of the quad in `quads` closest to `truth`, taken in any corner order."""
+    best = np.inf
+    for quad in quads:
+        for turn in range(4):
+            best = min(best, float(np.linalg.norm(np.roll(quad, turn, axis=0) - truth, axis=1).max()))
+    return best
+
+
+@pytest.mark.parametrize("angle_deg", [0.0, 30.0, 65.0, 90.0])
+def test_a_card_seen_at_a_slant_is_fitted_to_its_box_on_the_table(angle_deg: float) -> None:
+    # Cards turned on the table, from the tilted preset: the card-shaped outlines fitted in the image are
+    # rectangles of a card's aspect, which its outline seen at a slant is not; fitted on the table, one is.
+    _, objects = render_cards(TILTED, ("7H", "2D", "9D"), angle_deg=angle_deg)
+    pixels_to_mm = calibration_of(TILTED).pixels_to_mm
+    for o in objects:
+        assert o.corners_px is not None
+        truth = np.array(o.corners_px)
+        box = tuple(round(v) for v in grown(o.box, (1.15 - 1.0) / 2.0))
+        on_table = plane_box_quads(box, pixels_to_mm)  # type: ignore[arg-type]
+        width = min(np.linalg.norm(truth[1] - truth[0]), np.linalg.norm(truth[2] - truth[1]))
+        assert _nearest_quad_error(on_table, truth) <= 0.2 * width
+        assert len(on_table) <= 6
+    far = objects[0]
+    assert far.corners_px is not None
+    truth = np.array(far.corners_px)
+    in_image = box_quads(tuple(round(v) for v in grown(far.box, 0.075)))  # type: ignore[arg-type]
+    on_table = plane_box_quads(tuple(round(v) for v in grown(far.box, 0.075)), pixels_to_mm)  # type: ignore[arg-type]
+    if angle_deg in (0.0, 90.0):  # along or across the line of sight: a rectangle of the wrong aspect
+        assert _nearest_quad_error(in_image, truth) > 2.0 * _nearest_quad_error(on_table, truth)
+
+
+def test_plane_fits_on_a_straight_down_camera_are_the_image_fits_and_a_box_past_the_horizon_gets_none() -> None:
+    pixels_to_mm = calibration_of(STRAIGHT_DOWN).pixels_to_mm
+    box = (600, 300, 640, 352)
+    on_table, in_image = plane_box_quads(box, pixels_to_mm), box_quads(box)
+    assert len(on_table) == len(in_image) > 0
+    assert _nearest_quad_error(on_table, in_image[0]) < 1.5
+    horizon = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.01, -0.2]])  # image row 20 maps to infinity
+    assert plane_box_quads((600, 0, 640, 40), horizon) == []

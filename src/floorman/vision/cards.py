@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from floorman.core.cards import Card
-from floorman.core.geometry import apply_homography
+from floorman.core.geometry import apply_homography, invert_homography
 from floorman.vision.cards_cnn import CardClassifier, CnnReading, default_classifier
 from floorman.vision.cards_corner import search_corners
 from floorman.vision.cards_index import IndexTemplates
@@ -89,6 +89,7 @@ _SAME_CARD_IOU = 0.6  # the index matcher reads the colour outlines overlapping 
 _SQUARE_ASPECT = 1.15  # a found outline whose long side is shorter than this times its short one is read both ways
 _VOTE_POWER = 4  # each outline votes for its card with its confidence to this power
 _CUT_MIN_PX = 60.0  # the card run on past the sides of its box is tried on outlines this wide
+_TRIAL_MM = 60.0  # `plane_box_quads`: the card width whose image extent gives the extent per mm
 _BOX_FIT = 0.06  # how far a card-shaped outline's bounding box may be off the box, a share of its long side
 
 
@@ -333,6 +334,65 @@ def box_quads(box: tuple[int, int, int, int], *, limit: int = 6) -> list[FloatAr
     return [quad for _, quad in sorted(fits, key=lambda item: item[0])[:limit]]
 
 
+def plane_box_quads(box: tuple[int, int, int, int], pixels_to_mm: Homography, *,
+                    limit: int = 6) -> list[FloatArray]:
+    """`box_quads` on the table: card-shaped outlines drawn on the table's plane (`pixels_to_mm`, a calibration's
+    homography) and seen through the camera, whose bounding box is `box` shrunk by the detector margin; for each
+    turn in steps of `_BOX_STEP_DEG`, the card size that best fits, kept when it fits within `_BOX_FIT`; the best
+    `limit` fits. Seen at a slant a card is no rectangle of a card's aspect in the image, so `box_quads` fits
+    none that is its outline: on cameras 35-55 degrees from vertical, cards read from their true outline 96.3 %,
+    from the box 86.9 % (dev seed 19000, session 20)."""
+    shapes = np.stack([_table_card(aspect, angle) for aspect in _CARD_ASPECT
+                       for angle in np.radians(np.arange(0.0, 180.0, _BOX_STEP_DEG))])
+    fitted = _fit_on_table(shapes, box=box, pixels_to_mm=pixels_to_mm)
+    if fitted is None:
+        return []
+    errors, corners = fitted
+    best = [i for i in np.argsort(errors, kind="stable") if errors[i] <= _BOX_FIT][:limit]
+    return [order_corners(corners[i].astype(np.float32)) for i in best]
+
+
+def _table_card(aspect: float, angle: float) -> npt.NDArray[np.float64]:
+    """The corners of a card 1 mm wide and `aspect` mm long, turned `angle` radians about its centre."""
+    unit = np.array([[-0.5, -aspect / 2], [0.5, -aspect / 2], [0.5, aspect / 2], [-0.5, aspect / 2]])
+    turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    result: npt.NDArray[np.float64] = unit @ turn.T
+    return result
+
+
+def _fit_on_table(shapes: npt.NDArray[np.float64], *, box: tuple[int, int, int, int], pixels_to_mm: Homography
+                  ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None:
+    """For each card of `shapes` (K, 4, 2: table mm for a card 1 mm wide) the one whose image bounding box best
+    fits the box shrunk by the margin: its width by least squares on the box's extent, its centre moved until the
+    bounding box is centred on the box's (three rounds). Returns each fit's error (a share of the box's long side)
+    and its image corners (K, 4, 2); None when the box or a card lies off the plane (past the horizon)."""
+    x0, y0, x1, y1 = box
+    size = np.array([x1 - x0, y1 - y0], dtype=np.float64) / _BOX_MARGIN
+    target = np.array([[(x0 + x1) / 2.0, (y0 + y1) / 2.0]])
+    to_image = invert_homography(pixels_to_mm)
+    k = len(shapes)
+
+    def image_of(centres: npt.NDArray[np.float64], widths: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        on_table = centres[:, None, :] + shapes * widths[:, None, None]
+        return apply_homography(to_image, on_table.reshape(-1, 2)).reshape(k, 4, 2)
+
+    try:
+        centres = np.repeat(apply_homography(pixels_to_mm, target), k, axis=0)
+        corners = np.zeros((k, 4, 2))
+        for _ in range(3):
+            trial = image_of(centres, np.full(k, _TRIAL_MM))
+            extent = (trial.max(axis=1) - trial.min(axis=1)) / _TRIAL_MM
+            widths = (extent @ size) / np.maximum((extent * extent).sum(axis=1), 1e-12)
+            corners = image_of(centres, widths)
+            middle = (corners.max(axis=1) + corners.min(axis=1)) / 2.0
+            centres = apply_homography(pixels_to_mm, apply_homography(to_image, centres) + (target - middle))
+        corners = image_of(centres, widths)
+    except ValueError:  # a point beyond the horizon: no card there
+        return None
+    errors = np.abs(corners.max(axis=1) - corners.min(axis=1) - size).max(axis=1) / size.max()
+    return errors, corners
+
+
 def recognise_card(image_bgr: Any, *, box: Any = None, corners: Any = None, templates: IndexTemplates | None = None,
                    classifier: CardClassifier | None = None, use_classifier: bool = True,
                    min_confidence: float = MIN_CONFIDENCE, pixels_to_mm: Any = None) -> CardReading:
@@ -390,7 +450,8 @@ def _classify_in_stages(net: CardClassifier, image: Image, candidates: list[Floa
     if box is None:
         return _classify(net, image, candidates)
     pixel_box = _check_box(box, image.shape)
-    first = candidates + upright_on_table(box_quads(pixel_box), pixels_to_mm)
+    fitted = box_quads(pixel_box) if pixels_to_mm is None else plane_box_quads(pixel_box, pixels_to_mm)
+    first = candidates + upright_on_table(fitted, pixels_to_mm)
     known = net.read(image, first)
     learned = _classify(net, image, first, known=known)
     if learned is not None and learned[0].confidence >= _CNN_SURE:
