@@ -3,7 +3,7 @@ events from the edge's vision on each video and score them against the truth.
 
     .venv/bin/python benchmarks/video_sets.py [--sets held_out,A,B,C] [--cache runs/video_sets]
                                               [--measured-height] [--model M] [--states NAME [--stale-states]]
-                                              [--rulebook R] [--events] [--hands]
+                                              [--rulebook R] [--events] [--hands] [--names]
 
 Each set is a list of bundled scenarios rendered at one frame size, with their own camera or one set for the whole
 set (`SETS`: the sets the README's from-video figures are given for; `--sets all` runs every one). A scenario is
@@ -16,7 +16,10 @@ detector, calibration and vision code are the same, so a second run re-scores th
 Printed per set: alerts expected and met, alerts raised that were not expected (false), and the pushes, dealt cards
 and taps derived, matched within the tolerance, against the truth (recall and precision). With `--hands`, a second
 table: the vision's hand boxes, those on no rendered hand (IoU < 0.3 with each of the frame's), and the rendered
-hands no box found (IoU >= 0.3), from the stored states. Rendering and the vision take minutes per scenario at
+hands no box found (IoU >= 0.3), from the stored states. With `--names` (session 20), a table of the face-up cards
+dealt in the truth: named right, named wrong (each listed, truth -> read), dealt unread, not derived (each matched to a
+derived face-up deal to the same zone within the tolerance, whatever its name; `evaluation.derivation.compare_names`).
+Rendering and the vision take minutes per scenario at
 1280x720 on the 2-core machine, tens of minutes at 3840x2160.
 """
 
@@ -37,7 +40,7 @@ from floorman.cli import main as floorman
 from floorman.datasets.scenario import load_scenario, resolve_scenario_path
 from floorman.datasets.timeline import scenario_camera
 from floorman.datasets.truth import FRAMES_FILE, read_frames
-from floorman.evaluation.derivation import ScenarioScore, TypeScore, evaluate_scenario
+from floorman.evaluation.derivation import NameScore, ScenarioScore, TypeScore, evaluate_scenario
 from floorman.evaluation.states import read_states_as_made
 from floorman.vision.detector import box_iou
 
@@ -101,6 +104,7 @@ class SetScore:
     met: int = 0
     false: int = 0
     events: dict[str, TypeScore] = field(default_factory=dict)
+    names: NameScore = field(default_factory=NameScore)
 
     def add(self, score: ScenarioScore) -> None:
         self.expected += len(score.alerts.outcomes)
@@ -108,6 +112,7 @@ class SetScore:
         self.false += len(score.alerts.unexpected)
         for kind in EVENT_TYPES:
             self.events.setdefault(kind, TypeScore()).add(score.events.get(kind, TypeScore()))
+        self.names.add(score.names)
 
 
 @dataclass
@@ -171,6 +176,12 @@ def _run(args: list[str]) -> None:
         raise SystemExit(f"floorman {' '.join(args)} failed ({code}):\n{out.getvalue()}")
 
 
+def _names(names: NameScore) -> str:
+    """"R right, W wrong (4S -> 4C, ...), U unread of N" for a scenario's `--events` line."""
+    wrong = f" ({', '.join(names.misread)})" if names.misread else ""
+    return f"{names.right} right, {names.wrong} wrong{wrong}, {names.unread} unread of {names.truth}"
+
+
 def _rate(value: TypeScore) -> str:
     return f"{value.matched}/{value.truth} (P {value.precision:.2f})"
 
@@ -194,6 +205,8 @@ def main() -> int:
     parser.add_argument("--events", action="store_true", help="print each scenario's line too")
     parser.add_argument("--hands", action="store_true", help="count the vision's hand boxes against the rendered "
                         "hands too")
+    parser.add_argument("--names", action="store_true", help="count the face-up cards dealt named right, named "
+                        "wrong and unread too (matched by zone and time, whatever the name)")
     args = parser.parse_args()
     names = list(SETS) if args.sets == "all" else [s for s in args.sets.split(",") if s]
     unknown = [n for n in names if n not in SETS]
@@ -219,7 +232,7 @@ def main() -> int:
                 sys.stdout.write(f"  {name}: {scenario}: alerts {met}/{len(score.alerts.outcomes)}, "
                                  f"{len(score.alerts.unexpected)} false; "
                                  + ", ".join(f"{k} {_rate(score.events.get(k, TypeScore()))}" for k in EVENT_TYPES)
-                                 + "\n")
+                                 + (f"; names {_names(score.names)}" if args.names else "") + "\n")
         rows.append((name, video_set, total, hands, time.perf_counter() - started))
     height = ", camera height measured" if args.measured_height else ""
     book = f", rulebook {args.rulebook}" if args.rulebook else ""
@@ -236,6 +249,13 @@ def main() -> int:
                          "|---|---|---|---|---|\n")
         for name, _, _, hand, _ in rows:
             sys.stdout.write(f"| {name} | {hand.boxes} | {hand.false} | {hand.rendered} | {hand.missed} |\n")
+    if args.names:
+        sys.stdout.write("| set | face-up cards dealt | named right | named wrong | unread | not derived "
+                         "| wrong ones |\n|---|---|---|---|---|---|---|\n")
+        for name, _, total, _, _ in rows:
+            n = total.names
+            sys.stdout.write(f"| {name} | {n.truth} | {n.right} | {n.wrong} | {n.unread} | {n.missed} | "
+                             f"{', '.join(n.misread) or '-'} |\n")
     return 0
 
 

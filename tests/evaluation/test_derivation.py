@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from floorman.core.events import BlindsLevel, ButtonMoved, EventBase, Tap, ZoneCards
+from floorman.core.events import BlindsLevel, ButtonMoved, CardDealt, EventBase, Tap, ZoneCards
 from floorman.core.layout import TableLayout
 from floorman.core.table_state import TableState
 from floorman.datasets.scenario_render import run_scenario
 from floorman.datasets.truth import FrameTruth, ObjectRecord
 from floorman.evaluation import derivation
 from floorman.evaluation.__main__ import main
-from floorman.evaluation.derivation import compare_events, derive_events, evaluate_scenario, with_feeds, with_oracle
+from floorman.evaluation.derivation import (
+    NameScore,
+    compare_events,
+    compare_names,
+    derive_events,
+    evaluate_scenario,
+    with_feeds,
+    with_oracle,
+)
+from floorman.evaluation.report import scenario_lines
 from tests.datasets.test_scenario_render import TINY
 
 LAYOUT = TableLayout.default()
@@ -41,6 +51,26 @@ def test_events_match_by_type_key_and_time_within_the_tolerance() -> None:
     score = compare_events(derived, truth, tolerance_s=1.0)["zone_cards"]
     assert (score.truth, score.derived, score.matched) == (3, 3, 1)
     assert score.precision == pytest.approx(1 / 3) and score.median_delay == pytest.approx(0.2)
+
+
+def test_face_up_cards_dealt_are_named_right_wrong_unread_or_not_derived() -> None:
+    def dealt(t: float, zone: str, card: str | None, *, face_up: bool = True) -> CardDealt:
+        return CardDealt(table_id="t", seq=0, t=t, frame=0, to_zone=zone, face_up=face_up, card=card)
+
+    truth: list[EventBase] = [dealt(1.0, "board", "4H"), dealt(1.5, "board", "10S"), dealt(2.0, "board", "3D"),
+                              dealt(5.0, "deck", "KC"), dealt(8.0, "board", "2C"), dealt(0.5, "hole_1", None,
+                                                                                          face_up=False)]
+    derived: list[EventBase] = [dealt(1.1, "board", "4H"), dealt(1.6, "board", "10C"), dealt(2.2, "board", None),
+                                dealt(5.2, "board", "KC"), dealt(0.6, "hole_1", None, face_up=False)]
+    names = compare_names(derived, truth, tolerance_s=1.0)
+    # 4H right, 10S read 10C, 3D unread; KC was dealt to the deck (a rabbit card), none derived there; 2C none
+    assert (names.right, names.wrong, names.unread, names.missed, names.truth) == (1, 1, 1, 2, 5)
+    assert names.misread == ["10S -> 10C"]
+    total = compare_names([], truth)
+    total.add(names)
+    assert (total.right, total.missed, total.misread) == (1, 7, ["10S -> 10C"])
+    # whatever the name, a deal matches by zone and time; compare_events' key holds the name
+    assert compare_events(derived, truth)["card_dealt"].matched == 2
 
 
 def test_feeds_are_merged_by_time_before_derived_events_of_the_same_time() -> None:
@@ -129,3 +159,13 @@ def test_vision_on_the_video_is_scored_like_the_truth_frames(tmp_path: Path,
     monkeypatch.setattr(derivation, "vision_states", no_vision)
     again = evaluate_scenario(folder, calibration=folder / "cam.yaml", states="vision.jsonl")
     assert again.events == seen.events and again.alerts == seen.alerts
+
+
+def test_the_scenario_lines_give_the_face_up_names_with_the_events(scenario: Path) -> None:
+    score = evaluate_scenario(scenario)
+    named = replace(score, names=NameScore(right=3, wrong=1, unread=1, missed=0, misread=["5S -> 5C"]))
+    assert "    face-up names  3 right, 1 wrong (5S -> 5C), 1 unread, 0 not derived of 5" in scenario_lines(
+        named, events=True)
+    assert not any("face-up names" in line for line in scenario_lines(named))
+    assert not any("face-up names" in line for line in scenario_lines(replace(score, names=NameScore()),
+                                                                      events=True))

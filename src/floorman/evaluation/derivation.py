@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -170,6 +171,56 @@ def compare_events(derived: Sequence[EventBase], truth: Sequence[EventBase], *,
     return dict(sorted(scores.items()))
 
 
+@dataclass
+class NameScore:
+    """Face-up cards dealt in the truth, each matched to a derived face-up card dealt to the same zone within the
+    tolerance (the nearest in time, each used once): named right, named wrong, dealt unread, or not derived."""
+
+    right: int = 0
+    wrong: int = 0
+    unread: int = 0
+    missed: int = 0
+    misread: list[str] = field(default_factory=list)  # "truth -> read" for each wrong one
+
+    @property
+    def truth(self) -> int:
+        return self.right + self.wrong + self.unread + self.missed
+
+    def add(self, other: NameScore) -> None:
+        self.right += other.right
+        self.wrong += other.wrong
+        self.unread += other.unread
+        self.missed += other.missed
+        self.misread += other.misread
+
+
+def compare_names(derived: Sequence[EventBase], truth: Sequence[EventBase], *,
+                  tolerance_s: float = 1.0) -> NameScore:
+    """How the face-up cards dealt in the truth were named by the derivation (`NameScore`): the card a deal names
+    is matched by time and zone alone, so a card named wrong still counts as dealt here (unlike `compare_events`,
+    whose key holds the name)."""
+    def face_up_deals(events: Sequence[EventBase]) -> list[dict[str, Any]]:
+        return [d for e in events if (d := e.model_dump())["type"] == "card_dealt" and d["face_up"]]
+
+    free = face_up_deals(derived)
+    names = NameScore()
+    for dealt in face_up_deals(truth):
+        near = [d for d in free if d["to_zone"] == dealt["to_zone"] and abs(d["t"] - dealt["t"]) <= tolerance_s]
+        if not near:
+            names.missed += 1
+            continue
+        best = min(near, key=lambda d: abs(d["t"] - dealt["t"]))
+        free.remove(best)
+        if best["card"] is None:
+            names.unread += 1
+        elif best["card"] == dealt["card"]:
+            names.right += 1
+        else:
+            names.wrong += 1
+            names.misread.append(f"{dealt['card']} -> {best['card']}")
+    return names
+
+
 @dataclass(frozen=True)
 class ScenarioScore:
     """One scenario: event-level scores by type, and the alerts of the derived stream against the expected."""
@@ -179,6 +230,7 @@ class ScenarioScore:
     events: dict[str, TypeScore]
     alerts: TruthReport
     truth_alerts: TruthReport
+    names: NameScore = field(default_factory=NameScore)
 
 
 def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracle: Sequence[str] = (),
@@ -219,5 +271,6 @@ def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracl
     return ScenarioScore(
         name=loaded.spec.name, frames=len(frames),
         events=compare_events(derived, comparable, tolerance_s=tolerance_s),
+        names=compare_names(derived, comparable, tolerance_s=tolerance_s),
         alerts=score(raised, expected, rulebook=book.id, events=count),
         truth_alerts=score(truth_raised, expected, rulebook=book.id, events=truth_count))

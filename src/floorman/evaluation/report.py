@@ -18,6 +18,11 @@ def scenario_lines(score: ScenarioScore, *, events: bool = False) -> list[str]:
               f"{o.expected.t_end:.1f}]" for o in alerts.outcomes if o.met_by is None]
     if events:
         lines += [type_line(kind, value, indent=4) for kind, value in score.events.items()]
+        names = score.names
+        if names.truth:
+            wrong = f" ({', '.join(names.misread)})" if names.misread else ""
+            lines.append(f"    face-up names  {names.right} right, {names.wrong} wrong{wrong}, {names.unread} unread, "
+                         f"{names.missed} not derived of {names.truth}")
     return lines
 
 
