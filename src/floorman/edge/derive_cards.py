@@ -8,7 +8,9 @@ next, so a card from the stub lost in flight continues as the next new card trac
 where it was lost (`flight_gap_s`, `flight_speed_mm_s`); one first seen near the stub that then moves towards
 it came from elsewhere (folded cards slid past the deck to the muck beyond it). A new track within
 `same_card_mm` of a placed card is that card again, not a card dealt: found again where it lay, or a second box
-on it while it is seen (a card partly covered by a hand is read as its uncovered part). The stub itself (a pile
+on it while it is seen (a card partly covered by a hand is read as its uncovered part); on the board, where cards
+lie apart, of two tracks at rest within `same_card_mm` of each other the later is a second box on the earlier's card
+even when both came to rest together. The stub itself (a pile
 read as many cards, or a face-down card at rest on the deck zone), seen or hidden under a hand, is no card of the
 deck zone's content. Nor is the dealer button, which the detector calls a card at times: a card box where the
 button lies, less sure than the button there, is dropped (`ButtonDeriver.read_as_card`). Cards reaching the muck
@@ -260,7 +262,8 @@ class CardDeriver(ZoneDeriver[CardShape]):
         for track in sorted(tracks, key=lambda t: (t.first_t, -t.observations, t.id)):
             if all(other.distance_to(track.position) > self.config.same_card_mm for other in kept):
                 kept.append(track)
-        return [track for track in tracks if track in kept]
+        ids = {track.id for track in kept}
+        return [track for track in tracks if track.id in ids]
 
     def _reacquires(self, track: Track, current: list[Track]) -> bool:
         """Whether a new track is a card already placed, lost for a moment and found again where it lay (not a new

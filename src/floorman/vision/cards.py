@@ -378,7 +378,7 @@ def _fit_on_table(shapes: npt.NDArray[np.float64], *, box: tuple[int, int, int, 
 
     try:
         centres = np.repeat(apply_homography(pixels_to_mm, target), k, axis=0)
-        corners = np.zeros((k, 4, 2))
+        widths = np.full(k, _TRIAL_MM)
         for _ in range(3):
             trial = image_of(centres, np.full(k, _TRIAL_MM))
             extent = (trial.max(axis=1) - trial.min(axis=1)) / _TRIAL_MM
