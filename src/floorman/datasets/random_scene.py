@@ -313,10 +313,16 @@ def _place(*, target: tuple[float, float], height: float, tilt_deg: float, azimu
 
 
 TILT_LIMITS_DEG = (0.0, 75.0)  # a `tilt_deg` range must lie within these
+Tilt = tuple[float, float]  # a camera tilt range (MIN, MAX), degrees from vertical
+
+
+def tilt_in_limits(tilt: Tilt) -> bool:
+    """Whether `tilt` is a range, MIN <= MAX, within `TILT_LIMITS_DEG`."""
+    return TILT_LIMITS_DEG[0] <= tilt[0] <= tilt[1] <= TILT_LIMITS_DEG[1]
 
 
 def random_camera(layout: TableLayout, rng: np.random.Generator, *, size: tuple[int, int] | None = None,
-                  tilt_deg: tuple[float, float] | None = None) -> Camera:
+                  tilt_deg: Tilt | None = None) -> Camera:
     """Straight down up to 35 degrees of tilt, over the whole table, one to three seats, or the centre;
     `tilt_deg` (min, max): tilted that much from vertical instead, drawn uniformly."""
     size = size or _random_size(rng)
@@ -362,7 +368,7 @@ def photo_camera(rng: np.random.Generator, *, focus: tuple[float, float], card_w
 
 def random_sample(rng: np.random.Generator, *, layout: TableLayout | None = None, chipset: ChipSet | None = None,
                   size: tuple[int, int] | None = None, style: SceneStyle | None = None,
-                  seat_chips: float = 0.0, tilt_deg: tuple[float, float] | None = None) -> tuple[Scene, Camera]:
+                  seat_chips: float = 0.0, tilt_deg: Tilt | None = None) -> tuple[Scene, Camera]:
     """A random training scene and a camera suited to its style (drawn when `style` is None); `seat_chips`: the
     chance a `CASINO` scene's seats hold their stacks side by side (`random_scene_with_focus`); `tilt_deg`: a
     `CASINO` scene's camera tilt range (`random_camera`)."""

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from floorman.datasets.random_scene import TILT_LIMITS_DEG, SceneStyle
+from floorman.datasets.random_scene import TILT_LIMITS_DEG, SceneStyle, Tilt, tilt_in_limits
 from floorman.datasets.render_dataset import DatasetSpec, render_dataset
 from floorman.datasets.scene import COURT_FIGURE_MODES, N_SUIT_SHAPES, SUIT_SHAPE_MODES
 
@@ -30,14 +30,14 @@ def parse_size(text: str) -> tuple[int, int]:
     return width, height
 
 
-def parse_tilt(text: str) -> tuple[float, float]:
+def parse_tilt(text: str) -> Tilt:
     """``"35-55"`` to (35.0, 55.0): a range of camera tilts in degrees from vertical; argparse shows the error."""
     low, sep, high = text.partition("-")
     try:
         values = (float(low), float(high)) if sep else (float(text), float(text))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected MIN-MAX degrees such as 35-55, got {text!r}") from None
-    if not TILT_LIMITS_DEG[0] <= values[0] <= values[1] <= TILT_LIMITS_DEG[1]:
+    if not tilt_in_limits(values):
         raise argparse.ArgumentTypeError(f"expected MIN-MAX degrees with {TILT_LIMITS_DEG[0]:g} <= MIN <= MAX <= "
                                          f"{TILT_LIMITS_DEG[1]:g}, got {text!r}")
     return values

@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from floorman.core.errors import FloormanError
 from floorman.datasets.effects import Effects
-from floorman.datasets.random_scene import TILT_LIMITS_DEG, SceneStyle, random_sample
+from floorman.datasets.random_scene import TILT_LIMITS_DEG, SceneStyle, Tilt, random_sample, tilt_in_limits
 from floorman.datasets.render import Renderer, RenderOptions
 from floorman.datasets.scene import COURT_FIGURE_MODES, check_suit_shapes, with_court_figures, with_suit_shapes
 from floorman.datasets.yolo import image_meta, labels_text, write_data_yaml, yolo_labels
@@ -46,7 +46,7 @@ class DatasetSpec:
     seat_chips: float = 0.0  # chance a casino scene's seats hold their stacks side by side (`seat_chips`)
     court_figures: str = "own"  # the court cards' figures (`scene.with_court_figures`)
     suit_shapes: str = "own"  # the cards' suit symbols (`scene.with_suit_shapes`)
-    camera_tilt: tuple[float, float] | None = None  # casino cameras' tilt range in degrees (`random_camera`)
+    camera_tilt: Tilt | None = None  # casino cameras' tilt range in degrees (`random_camera`)
 
     def __post_init__(self) -> None:
         if self.count < 1:
@@ -65,7 +65,7 @@ class DatasetSpec:
         check_suit_shapes(self.suit_shapes)
         if self.camera_tilt is not None:
             low, high = self.camera_tilt
-            if not TILT_LIMITS_DEG[0] <= low <= high <= TILT_LIMITS_DEG[1]:
+            if not tilt_in_limits(self.camera_tilt):
                 raise ValueError(f"camera tilt: expected MIN-MAX degrees with {TILT_LIMITS_DEG[0]:g} <= MIN <= MAX <= "
                                  f"{TILT_LIMITS_DEG[1]:g}, got {low:g}-{high:g}")
 

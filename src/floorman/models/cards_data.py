@@ -26,7 +26,7 @@ import numpy.typing as npt
 from floorman.core.cards import Card, full_deck
 from floorman.core.chips import ChipDenomination
 from floorman.datasets.effects import Effects, apply_effects
-from floorman.datasets.random_scene import SceneStyle, random_sample
+from floorman.datasets.random_scene import SceneStyle, Tilt, random_sample
 from floorman.datasets.render import Renderer, RenderResult
 from floorman.datasets.render_dataset import TRAINING_OPTIONS, image_rng
 from floorman.datasets.scene import (
@@ -54,7 +54,6 @@ _JITTER = (0.015, 0.04)  # corner jitter, fraction of the card width: a good and
 
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float32]
-Tilt = tuple[float, float]  # a camera tilt range, degrees from vertical (`random_scene.random_camera`)
 
 
 @dataclass(frozen=True)

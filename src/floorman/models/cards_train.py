@@ -30,7 +30,7 @@ from torch import nn
 from torch.nn import functional
 
 from floorman.core.errors import ConfigError
-from floorman.datasets.random_scene import TILT_LIMITS_DEG
+from floorman.datasets.random_scene import TILT_LIMITS_DEG, Tilt, tilt_in_limits
 from floorman.models.cards_data import (
     CHIP_TO_CARD,
     RANK_CODES,
@@ -78,7 +78,7 @@ class CardTrainConfig:
     slant_share: float = 0.0  # patches shrunk to the pixels of a small card seen at a slant and back (`augment`)
     tilted_frames: int = 0  # more rendered frames, casino scenes whose cameras are tilted `tilt` (all for training)
     tilted_seed: int = 7300
-    tilt: tuple[float, float] = (35.0, 60.0)  # degrees from vertical, drawn uniformly (`random_camera`)
+    tilt: Tilt = (35.0, 60.0)  # degrees from vertical, drawn uniformly (`random_camera`)
     init: Path | None = None  # start from this exported model's weights (`load_onnx_weights`) instead of at random
     composite_chips: bool = False  # casino chips among the composites' covers (`cards_data.composite_sample`)
     small_composites: int = 0  # more composites, of cards SMALL_COMPOSITE_WIDTHS px wide, chips among the covers
@@ -98,7 +98,7 @@ class CardTrainConfig:
                             ("slant_share", self.slant_share)):
             if not 0.0 <= share <= 1.0:
                 raise ValueError(f"expected {name} from 0 to 1, got {share}")
-        if self.tilted_frames < 0 or not TILT_LIMITS_DEG[0] <= self.tilt[0] <= self.tilt[1] <= TILT_LIMITS_DEG[1]:
+        if self.tilted_frames < 0 or not tilt_in_limits(self.tilt):
             raise ValueError(f"expected tilted frames >= 0 and a tilt range within {TILT_LIMITS_DEG} degrees, got "
                              f"{self.tilted_frames} and {self.tilt}")
         if self.court_figures not in ("own", "any"):

@@ -322,10 +322,8 @@ def box_quads(box: tuple[int, int, int, int], *, limit: int = 6) -> list[FloatAr
     size = np.array([x1 - x0, y1 - y0], dtype=np.float64) / _BOX_MARGIN
     fits: list[tuple[float, FloatArray]] = []
     for aspect in _CARD_ASPECT:
-        unit = np.array([[-0.5, -aspect / 2], [0.5, -aspect / 2], [0.5, aspect / 2], [-0.5, aspect / 2]])
         for angle in np.radians(np.arange(0.0, 180.0, _BOX_STEP_DEG)):
-            turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
-            corners = unit @ turn.T
+            corners = _table_card(aspect, angle)
             extent = corners.max(axis=0) - corners.min(axis=0)
             width = float(extent @ size / (extent @ extent))
             error = float(np.abs(extent * width - size).max() / size.max())
@@ -353,7 +351,8 @@ def plane_box_quads(box: tuple[int, int, int, int], pixels_to_mm: Homography, *,
 
 
 def _table_card(aspect: float, angle: float) -> npt.NDArray[np.float64]:
-    """The corners of a card 1 mm wide and `aspect` mm long, turned `angle` radians about its centre."""
+    """The corners of a card 1 wide and `aspect` long (mm on the table, pixels in the image), turned `angle` radians
+    about its centre."""
     unit = np.array([[-0.5, -aspect / 2], [0.5, -aspect / 2], [0.5, aspect / 2], [-0.5, aspect / 2]])
     turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
     result: npt.NDArray[np.float64] = unit @ turn.T
