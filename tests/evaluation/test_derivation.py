@@ -71,6 +71,11 @@ def test_face_up_cards_dealt_are_named_right_wrong_unread_or_not_derived() -> No
     assert (total.right, total.missed, total.misread) == (1, 7, ["10S -> 10C"])
     # whatever the name, a deal matches by zone and time; compare_events' key holds the name
     assert compare_events(derived, truth)["card_dealt"].matched == 2
+    # two rabbit cards turned 0.7 s apart, both derived together, the first unread (named 3.4 s later): the second's
+    # name is right and the first is unread, not the first read as the second (rabbit_hunt_02 from video)
+    rabbit: list[EventBase] = [dealt(28.4, "deck", "KC"), dealt(29.1, "deck", "AH")]
+    late = compare_names([dealt(29.07, "deck", "AH"), dealt(29.07, "deck", None), dealt(31.8, "deck", "KC")], rabbit)
+    assert (late.right, late.wrong, late.unread, late.missed, late.misread) == (1, 0, 1, 0, [])
 
 
 def test_feeds_are_merged_by_time_before_derived_events_of_the_same_time() -> None:

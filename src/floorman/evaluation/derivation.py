@@ -198,23 +198,33 @@ def compare_names(derived: Sequence[EventBase], truth: Sequence[EventBase], *,
                   tolerance_s: float = 1.0) -> NameScore:
     """How the face-up cards dealt in the truth were named by the derivation (`NameScore`): the card a deal names
     is matched by time and zone alone, so a card named wrong still counts as dealt here (unlike `compare_events`,
-    whose key holds the name)."""
+    whose key holds the name). Deals named right are paired first, each with the nearest in time of those naming
+    it: two cards turned together, one named and the other not yet, count as one right and one unread, whichever
+    came first (paired by time alone, the truth's first card took the other's name and counted wrong)."""
     def face_up_deals(events: Sequence[EventBase]) -> list[dict[str, Any]]:
         return [d for e in events if (d := e.model_dump())["type"] == "card_dealt" and d["face_up"]]
 
+    def near(dealt: dict[str, Any], *, named: bool) -> list[dict[str, Any]]:
+        return [d for d in free if d["to_zone"] == dealt["to_zone"] and abs(d["t"] - dealt["t"]) <= tolerance_s
+                and (not named or d["card"] == dealt["card"])]
+
     free = face_up_deals(derived)
     names = NameScore()
+    unpaired = []
     for dealt in face_up_deals(truth):
-        near = [d for d in free if d["to_zone"] == dealt["to_zone"] and abs(d["t"] - dealt["t"]) <= tolerance_s]
-        if not near:
+        if same := near(dealt, named=True):
+            free.remove(min(same, key=lambda d: abs(d["t"] - dealt["t"])))
+            names.right += 1
+        else:
+            unpaired.append(dealt)
+    for dealt in unpaired:
+        if not (candidates := near(dealt, named=False)):
             names.missed += 1
             continue
-        best = min(near, key=lambda d: abs(d["t"] - dealt["t"]))
+        best = min(candidates, key=lambda d: abs(d["t"] - dealt["t"]))
         free.remove(best)
         if best["card"] is None:
             names.unread += 1
-        elif best["card"] == dealt["card"]:
-            names.right += 1
         else:
             names.wrong += 1
             names.misread.append(f"{dealt['card']} -> {best['card']}")
