@@ -70,6 +70,7 @@ def main() -> int:
     parser.add_argument("--lr0", type=float, default=None)
     parser.add_argument("--lrf", type=float, default=None)
     parser.add_argument("--warmup", type=float, default=1.0, help="warm-up epochs")
+    parser.add_argument("--hsv-v", type=float, default=0.4, help="brightness augmentation (0.6: overexposed photos)")
     parser.add_argument("--no-export", action="store_true", help="stop after training (export elsewhere)")
     parser.add_argument("--no-measure", action="store_true", help="skip the test render and the mAP table")
     args = parser.parse_args()
@@ -85,7 +86,7 @@ def main() -> int:
                          time_hours=args.hours, batch=args.batch, device=args.device, loader_workers=min(workers, 16),
                          prep_workers=workers, runs_dir=args.work, name=args.name, resume=False, cache=True,
                          warmup_epochs=args.warmup, close_mosaic=0, balance=0.5, coarse_repeat=3,
-                         weights=args.weights, optimizer=args.optimizer, lr0=args.lr0, lrf=args.lrf)
+                         weights=args.weights, optimizer=args.optimizer, lr0=args.lr0, lrf=args.lrf, hsv_v=args.hsv_v)
     with step(log, "cut into windows"):
         prepare_data(config)
     if args.budget_s is not None:

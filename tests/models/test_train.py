@@ -7,6 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
 from floorman.models.registry import model_info
 from floorman.models.train import TrainConfig, TrainingError, prepare_data, train_arguments, train_detector
@@ -33,6 +34,23 @@ def test_train_arguments_are_offline_from_scratch(tmp_path: Path) -> None:
     assert "freeze" not in arguments
     frozen = TrainConfig(data=tmp_path, weights=tmp_path / "last.pt", freeze=10)
     assert train_arguments(frozen, data_yaml=tmp_path / "d.yaml")["freeze"] == 10
+    assert arguments["hsv_v"] == 0.4  # Ultralytics' own default, passed on: the shipped recipe's
+    brighter = TrainConfig(data=tmp_path, hsv_v=0.6)  # reaches the x1.6 overexposure of benchmarks/photo_effects.py
+    assert train_arguments(brighter, data_yaml=tmp_path / "d.yaml")["hsv_v"] == 0.6
+    with pytest.raises(ValidationError, match="hsv_v"):
+        TrainConfig(data=tmp_path, hsv_v=1.2)
+
+
+def test_train_takes_the_brightness_flag_and_names_a_value_out_of_range(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from floorman.cli import main
+
+    for flags, message in ((["--hsv-v", "1.5"], "field '--hsv-v': Input should be less than 1, got 1.5"),
+                           (["--balance", "2"], "field '--balance': Input should be less than or equal to 1"),
+                           (["--render-workers", "0"], "field '--render-workers': Input should be greater")):
+        assert main(["models", "train", "--data", str(tmp_path / "none"), *flags]) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "none").exists()  # stopped before anything was rendered or cut
 
 
 def test_fine_tuning_needs_an_existing_checkpoint(tmp_path: Path) -> None:

@@ -80,6 +80,9 @@ def _register_train(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                        "with rare classes (button, hands) are listed more often (default: each once)")
     train.add_argument("--coarse-repeat", type=int, default=defaults.coarse_repeat,
                        help="with --balance: list whole-frame windows (coarsest level) at least N times")
+    train.add_argument("--hsv-v", type=float, default=defaults.hsv_v, help="brightness augmentation: each window "
+                       "scaled by a gain in 1 +- HSV_V, clipped (default 0.4, Ultralytics'; 0.6 reaches the x1.6 "
+                       "overexposure of benchmarks/photo_effects.py)")
     train.add_argument("--runs", type=Path, default=defaults.runs_dir, help="runs folder")
     train.add_argument("--name", default=defaults.name, help="run name (resumed when it exists)")
     train.add_argument("--no-resume", action="store_true", help="start over even if NAME has a checkpoint")
@@ -230,19 +233,35 @@ def run_train_chips(args: argparse.Namespace, *, chip_boxes: ChipBoxesFactory | 
 
 
 def run_train(args: argparse.Namespace) -> int:
-    config = TrainConfig(
-        data=args.data, render=RenderSpec(count=args.count, seed=args.seed, size=args.size,
-                                          workers=args.render_workers),
-        levels=args.levels, imgsz=args.imgsz, model=args.model, weights=args.weights, freeze=args.freeze,
-        optimizer=args.optimizer,
-        lr0=args.lr0, lrf=args.lrf, warmup_epochs=args.warmup_epochs, threads=args.threads, epochs=args.epochs,
-        time_hours=args.time_hours, batch=args.batch, device=args.device, loader_workers=args.workers,
-        prep_workers=args.prep_workers, balance=args.balance, coarse_repeat=args.coarse_repeat,
-        runs_dir=args.runs, name=args.name, resume=not args.no_resume,
-    )
-    best = train_detector(config)
+    best = train_detector(train_config(args))
     sys.stdout.write(f"best checkpoint: {best}\n")
     return 0
+
+
+_TRAIN_FLAGS = {"workers": "--render-workers", "loader_workers": "--workers", "runs_dir": "--runs"}
+
+
+def train_config(args: argparse.Namespace) -> TrainConfig:
+    """The recipe's settings from the command line; a value out of range stops with a ConfigError naming its flag
+    (it was a pydantic traceback, exit status 1, until session 21)."""
+    from pydantic import ValidationError
+
+    try:
+        return TrainConfig(
+            data=args.data, render=RenderSpec(count=args.count, seed=args.seed, size=args.size,
+                                              workers=args.render_workers),
+            levels=args.levels, imgsz=args.imgsz, model=args.model, weights=args.weights, freeze=args.freeze,
+            optimizer=args.optimizer,
+            lr0=args.lr0, lrf=args.lrf, warmup_epochs=args.warmup_epochs, threads=args.threads, epochs=args.epochs,
+            time_hours=args.time_hours, batch=args.batch, device=args.device, loader_workers=args.workers,
+            prep_workers=args.prep_workers, balance=args.balance, coarse_repeat=args.coarse_repeat,
+            hsv_v=args.hsv_v, runs_dir=args.runs, name=args.name, resume=not args.no_resume,
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = str(first["loc"][-1])
+        flag = _TRAIN_FLAGS.get(field, "--" + field.replace("_", "-"))
+        raise ConfigError(f"{first['msg']}, got {first.get('input')!r}", field=flag) from None
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -79,6 +79,9 @@ class TrainConfig(BaseModel):
                                   "(rare classes' windows listed more often; None: each window once).")
     coarse_repeat: int = Field(default=1, ge=1, description="With balance: list each window of the coarsest "
                                "level (whole frames) at least this many times.")
+    hsv_v: float = Field(default=0.4, ge=0.0, lt=1.0, description="Brightness augmentation: each window's value "
+                         "channel scaled by a gain drawn in 1 +- hsv_v, clipped at 255 (Ultralytics' default 0.4 "
+                         "reaches x1.4; an overexposed photo, x1.6 in benchmarks/photo_effects.py, needs 0.6).")
 
 
 def resolve_device(device: str) -> str:
@@ -129,6 +132,7 @@ def train_arguments(config: TrainConfig, *, data_yaml: Path) -> dict[str, Any]:
         "warmup_epochs": config.warmup_epochs, "mosaic": config.mosaic, "pretrained": False,
         "amp": "bf16" if device != "cpu" else False, "plots": False,
         "cache": "ram" if config.cache else False, "flipud": 0.5, "verbose": False, "optimizer": config.optimizer,
+        "hsv_v": config.hsv_v,
     }
     if config.lr0 is not None:
         arguments["lr0"] = config.lr0
