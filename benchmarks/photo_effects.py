@@ -242,7 +242,6 @@ class Score:
     frames: int = 0
     frames_exact: int = 0
     seconds: float = 0.0
-    wrong: Counter[str] = field(default_factory=Counter)
 
 
 def _moved_box(box: tuple[float, ...], moves: Callable[[Points, tuple[int, int]], Points],
@@ -297,11 +296,8 @@ def score_frame(score: Score, effect: CameraEffect, image: Image, objects: list[
                 if float(overlaps.max()) >= MATCH_IOU:
                     read = identities[card_rows[int(np.argmax(overlaps))]][0]
             score.cards_right += int(read == obj.card)
-            if read != obj.card:
-                score.wrong[f"{obj.card} -> {read}"] += 1
-                if verbose:
-                    sys.stdout.write(f"  {verbose} {effect.name}: {obj.card} read {read} at "
-                                     f"{[round(v) for v in box]}\n")
+            if read != obj.card and verbose:
+                sys.stdout.write(f"  {verbose} {effect.name}: {obj.card} read {read} at {[round(v) for v in box]}\n")
         elif obj.cls == DetectorClass.CHIP and obj.chips:
             score.chips += 1
             if chip_rows:
@@ -314,7 +310,7 @@ def score_frame(score: Score, effect: CameraEffect, image: Image, objects: list[
                                          f"{[round(v) for v in box]}\n")
     counted = counted_chips(readings, detections, image_size=size)
     predicted = {t.value: t.chips for t in chip_totals(counted, chipset)}
-    truth = Counter(v for o in objects if o.cls == DetectorClass.CHIP for v in (o.chips or ()))
+    truth = Counter(v for i in kept if objects[i].cls == DetectorClass.CHIP for v in (objects[i].chips or ()))
     score.frames += 1
     score.frames_exact += int(all(predicted.get(v, 0) == truth.get(v, 0) for v in chipset.values))
 
