@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 
 class FloormanError(Exception):
     """Base class of every error floorman raises on purpose."""
@@ -19,6 +25,15 @@ class ConfigError(FloormanError):
         if field is not None:
             where += f"field '{field}': "
         super().__init__(f"{where}{message}")
+
+
+def flag_error(exc: ValidationError, *, flags: Mapping[str, str] | None = None) -> ConfigError:
+    """A command line's settings model refused a value: the ConfigError naming its flag (the field's name with
+    dashes, or `flags[field]` where the flag is named otherwise) and the value given."""
+    first = exc.errors()[0]
+    name = str(first["loc"][-1]) if first["loc"] else ""
+    flag = (flags or {}).get(name, "--" + name.replace("_", "-"))
+    return ConfigError(f"{first['msg']}, got {first.get('input')!r}", field=flag)
 
 
 class SchemaError(FloormanError):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol
 
-from floorman.core.errors import ConfigError
+from floorman.core.errors import ConfigError, flag_error
 from floorman.edge.agent import EdgeConfig, build_agent
 from floorman.edge.broker import Broker, BrokerSecurity
 from floorman.edge.bus import ENDPOINT_HELP, check_endpoint
@@ -197,11 +197,8 @@ def edge_config(args: argparse.Namespace) -> EdgeConfig:
                           realtime=args.realtime, fps=args.fps, change_threshold=args.change,
                           evidence_mb=args.evidence_mb)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        flag = {"table_id": "--table", "camera_id": "--camera", "change_threshold": "--change",
-                "evidence_mb": "--evidence-mb", "camera_height_mm": "--camera-height"}.get(
-            str(first["loc"][0]), f"--{first['loc'][0]}")
-        raise ConfigError(str(first["msg"]), field=flag) from None
+        raise flag_error(exc, flags={"table_id": "--table", "camera_id": "--camera", "change_threshold": "--change",
+                                     "camera_height_mm": "--camera-height"}) from None
 
 
 def edge_security(args: argparse.Namespace) -> PublisherSecurity | None:

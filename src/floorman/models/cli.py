@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from floorman.core.errors import ConfigError
+from floorman.core.errors import ConfigError, flag_error
 from floorman.datasets.render_cli import parse_size, parse_tilt
 from floorman.models.registry import WEIGHTS_DIR, model_info
 from floorman.models.train import RenderSpec, TrainConfig, train_detector
@@ -258,10 +258,7 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
             hsv_v=args.hsv_v, runs_dir=args.runs, name=args.name, resume=not args.no_resume,
         )
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = str(first["loc"][-1])
-        flag = _TRAIN_FLAGS.get(field, "--" + field.replace("_", "-"))
-        raise ConfigError(f"{first['msg']}, got {first.get('input')!r}", field=flag) from None
+        raise flag_error(exc, flags=_TRAIN_FLAGS) from None
 
 
 def run_export(args: argparse.Namespace) -> int:
