@@ -1,4 +1,4 @@
-"""`floorman models train|export|info|train-cards|train-chips`."""
+"""`floorman models train|export|recover|info|train-cards|train-chips`."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], *,
     sub = parser.add_subparsers(dest="models_command", metavar="SUBCOMMAND", required=True)
     _register_train(sub)
     _register_export(sub)
+    _register_recover(sub)
     _register_train_cards(sub)
     _register_train_chips(sub, chip_boxes=chip_boxes)
     info = sub.add_parser("info", help="print what an exported ONNX detector declares")
@@ -110,6 +111,25 @@ def _register_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
                         help="with --calibration-method percentile: the share of values kept (default 99.999)")
     export.add_argument("--no-int8", action="store_true", help="write the fp32 model only")
     export.set_defaults(handler=run_export)
+
+
+def _register_recover(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    recover = sub.add_parser(
+        "recover", help="rebuild a trainable checkpoint (.pt) from an exported ONNX detector",
+        description="Rebuild the Ultralytics checkpoint an ONNX detector was exported from, to fine-tune it "
+        "(`floorman models train --weights OUT`): the convolutions come from the ONNX file, the batch norms the "
+        "export folded into them get statistics measured on --calibration that leave the network's outputs "
+        "unchanged. The checkpoint is compared with the ONNX file on those images before it is written.")
+    recover.add_argument("--onnx", type=Path, default=WEIGHTS_DIR / "detector.onnx",
+                         help="fp32 ONNX detector (default: the shipped detector.onnx)")
+    recover.add_argument("--calibration", type=Path, required=True,
+                         help="folder of images: rendered frames (cut into the detector's pyramid windows) or "
+                         "training windows (fed whole)")
+    recover.add_argument("--calibration-count", type=int, default=32, help="images used, spread over the folder")
+    recover.add_argument("--out", type=Path, required=True, help="checkpoint to write (.pt)")
+    recover.add_argument("--model", default="yolo11n.yaml", help="Ultralytics model YAML the ONNX was trained from")
+    recover.add_argument("--threads", type=int, default=None, help="CPU threads for torch (default: every core)")
+    recover.set_defaults(handler=run_recover)
 
 
 def _register_train_cards(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -281,6 +301,30 @@ def run_export(args: argparse.Namespace) -> int:
     for path in (None if args.fp32 is not None else result.fp32, result.int8):
         if path is not None:
             sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)\n")
+    return 0
+
+
+def run_recover(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from floorman.models.export import calibration_images
+    from floorman.models.recover import RecoverConfig, recover_checkpoint
+
+    if args.calibration_count < 1:
+        raise ConfigError(f"expected at least 1, got {args.calibration_count}", field="--calibration-count")
+    if not args.calibration.is_dir():
+        raise ConfigError(f"expected a folder of images, got {args.calibration} (no such folder)",
+                          field="--calibration")
+    try:
+        config = RecoverConfig(onnx_path=args.onnx, out=args.out, model=args.model, threads=args.threads,
+                               images=calibration_images(args.calibration, count=args.calibration_count))
+    except ValidationError as exc:
+        raise flag_error(exc, flags={"onnx_path": "--onnx"}) from None
+    result = recover_checkpoint(config)
+    sys.stdout.write(f"wrote {result.out} ({result.out.stat().st_size / 1e6:.1f} MB): {result.convolutions} "
+                     f"convolutions and {result.norms} batch norms from {args.onnx}, statistics from "
+                     f"{result.windows} windows of {result.images} images; checkpoint vs ONNX on them: boxes "
+                     f"within {result.box_px:.4f} px, scores within {result.score:.6f}\n")
     return 0
 
 
