@@ -14,7 +14,8 @@ detector_int8.onnx and metrics.txt (the mAP table of benchmarks/detector.py on a
 --budget-s sets the training time box from what is left of the whole script's budget once rendering and
 cutting are done (minus --setup-s for Ultralytics' caching and --reserve-s for the final validation and
 copies), so a slow render shortens training instead of overrunning the device call. --weights fine-tunes an
-earlier checkpoint (e.g. the shipped run's last.pt) instead of training from the model YAML.
+earlier checkpoint instead of training from the model YAML: the shipped detector's is rebuilt here, on the CPU, by
+`floorman models recover` (10.7 MB; carry it).
 """
 
 from __future__ import annotations
