@@ -43,7 +43,7 @@ import cv2
 import numpy as np
 
 from floorman.core.cards import Card, full_deck
-from floorman.core.geometry import homography_scales, invert_homography
+from floorman.core.geometry import homography_scales, invert_homography, short_side
 from floorman.datasets.camera import Camera
 from floorman.datasets.textures import N_DECK_DESIGNS, card_face
 from floorman.vision.cards import MIN_CONFIDENCE, CardReading, recognise_card
@@ -210,8 +210,7 @@ def _pixels_to_mm(camera: dict[str, Any]) -> np.ndarray:
 
 
 def _card_width(obj: dict[str, object]) -> float:
-    corners = np.asarray(obj["corners_px"], dtype=np.float64)
-    return float(min(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1])))
+    return short_side(np.asarray(obj["corners_px"], dtype=np.float64))
 
 
 def detected_box(detections: Detections, truth_box: np.ndarray) -> np.ndarray | None:

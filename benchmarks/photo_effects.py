@@ -40,6 +40,7 @@ import cv2
 import numpy as np
 
 from floorman.core.chips import ChipSet
+from floorman.core.geometry import short_side
 from floorman.datasets.camera import Camera
 from floorman.datasets.effects import Effects, temperature_gains
 from floorman.datasets.random_scene import SceneStyle, random_sample
@@ -264,7 +265,7 @@ def _card_width(obj: ObjectTruth, moves: Callable[[Points, tuple[int, int]], Poi
     corners = np.asarray(obj.corners_px, dtype=np.float64)
     if moves is not None:
         corners = moves(corners, size)
-    return float(min(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[3] - corners[0])))
+    return short_side(corners)
 
 
 def score_frame(score: Score, effect: CameraEffect, image: Image, objects: list[ObjectTruth], chipset: ChipSet, *,

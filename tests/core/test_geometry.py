@@ -83,3 +83,11 @@ def test_homography_round_trip() -> None:
 def test_homography_rejects(source: np.ndarray, target: np.ndarray, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         fit_homography(source, target)
+
+
+def test_short_side_is_a_cards_width_whatever_its_turn() -> None:
+    from floorman.core.geometry import rotated_rect, short_side
+
+    for angle in (0.0, 30.0, 90.0, 135.0):
+        assert short_side(rotated_rect((100.0, 50.0), (63.5, 88.9), angle)) == pytest.approx(63.5)
+    assert short_side(np.array([[0, 0], [10, 0], [10, 4], [0, 4]], dtype=np.float32)) == pytest.approx(4.0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -62,6 +63,12 @@ def distance_to_boundary(points: FloatArray, polygon: FloatArray) -> FloatArray:
     """Distance from each point to the nearest edge of the polygon, in the polygon's units."""
     result: FloatArray = _distance_to_edges(as_points(points), as_points(polygon, name="polygon")).min(axis=1)
     return result
+
+
+def short_side(corners: npt.NDArray[np.floating[Any]] | Sequence[Sequence[float]]) -> float:
+    """The shorter side of a quadrilateral given as four corners in order (a card's width in pixels)."""
+    quad = as_points(np.asarray(corners, dtype=np.float64), name="corners")
+    return float(min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1])))
 
 
 def polygon_area(polygon: FloatArray) -> float:

@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from floorman.core.cards import Card, full_deck
 from floorman.core.chips import ChipDenomination
+from floorman.core.geometry import short_side
 from floorman.datasets.effects import Effects, apply_effects
 from floorman.datasets.random_scene import SceneStyle, Tilt, random_sample
 from floorman.datasets.render import Renderer, RenderResult
@@ -99,10 +100,6 @@ def warp_patch(image: Image, corners: FloatArray, *, spec: PatchSpec) -> Image:
     return np.asarray(cv2.resize(big, (spec.width, spec.height), interpolation=cv2.INTER_AREA), dtype=np.uint8)
 
 
-def _width(corners: FloatArray) -> float:
-    return float(min(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1])))
-
-
 def _visible_rect(mask: npt.NDArray[np.bool_], *, near: FloatArray | None) -> FloatArray | None:
     """The rotated rectangle around the visible pixels, clockwise, portrait, and (given `near`) its corners in
     the order closest to `near`'s."""
@@ -121,7 +118,7 @@ def _visible_rect(mask: npt.NDArray[np.bool_], *, near: FloatArray | None) -> Fl
 
 
 def _jittered(corners: FloatArray, rng: np.random.Generator, *, fraction: float) -> FloatArray:
-    width = _width(corners)
+    width = short_side(corners)
     centre = corners.mean(axis=0)
     scale = float(rng.normal(1.0, fraction))
     out = centre + (corners - centre) * scale + rng.normal(0.0, fraction * width, size=(4, 2))
@@ -138,7 +135,7 @@ def frame_samples(result: RenderResult, rng: np.random.Generator, *, spec: Patch
         face = obj.cls == DetectorClass.CARD_FACE and bool(obj.face_up) and obj.corners_px is not None
         if face and obj.visible_fraction >= MIN_VISIBLE and obj.card is not None:
             corners = np.asarray(obj.corners_px, dtype=np.float32)
-            if _width(corners) < MIN_WIDTH_PX:
+            if short_side(corners) < MIN_WIDTH_PX:
                 continue
             card = Card.parse(obj.card)
             views = [_jittered(corners, rng, fraction=f) for f in _JITTER]
@@ -151,7 +148,7 @@ def frame_samples(result: RenderResult, rng: np.random.Generator, *, spec: Patch
                 suits.append(SUIT_CODES.index(card.suit.value))
         elif not face and negatives < NEGATIVES_PER_FRAME and rng.random() < 0.5:
             rect = _visible_rect(result.instance_mask == obj.id, near=None)
-            if rect is not None and _width(rect) >= MIN_WIDTH_PX:
+            if rect is not None and short_side(rect) >= MIN_WIDTH_PX:
                 patches.append(warp_patch(result.image, _jittered(rect, rng, fraction=_JITTER[0]), spec=spec))
                 ranks.append(-1)
                 suits.append(-1)
