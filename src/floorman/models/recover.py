@@ -124,8 +124,11 @@ def load_tensors(network: Any, tensors: dict[str, FloatArray], *, source: Path) 
         _set(module.weight, tensors[weight], name=weight, source=source)
         used.add(weight)
         if module.bias is not None:
-            _set(module.bias, tensors[f"{name}.bias"], name=f"{name}.bias", source=source)
-            used.add(f"{name}.bias")
+            bias = f"{name}.bias"
+            if bias not in tensors:
+                raise RecoverError(f"{source}: expected the tensor {bias}, got no such tensor")
+            _set(module.bias, tensors[bias], name=bias, source=source)
+            used.add(bias)
         filled += 1
     unused = sorted(key for key, value in tensors.items() if value.ndim == 4 and key not in used)
     if unused:
