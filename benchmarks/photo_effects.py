@@ -291,14 +291,17 @@ def score_frame(score: Score, effect: CameraEffect, image: Image, objects: list[
             if _card_width(obj, effect.moves, size) < MIN_CARD_PX or 1.0 - obj.visible_fraction >= MAX_COVERED:
                 continue
             score.cards += 1
-            read = None
+            read, best = None, 0.0
             if card_rows:
                 overlaps = box_iou(np.asarray(box, dtype=np.float64), xyxy[card_rows])[0]
-                if float(overlaps.max()) >= MATCH_IOU:
+                best = float(overlaps.max())
+                if best >= MATCH_IOU:
                     read = identities[card_rows[int(np.argmax(overlaps))]][0]
             score.cards_right += int(read == obj.card)
             if read != obj.card and verbose:
-                sys.stdout.write(f"  {verbose} {effect.name}: {obj.card} read {read} at {[round(v) for v in box]}\n")
+                what = (f"read {read}" if read is not None else "unread") if best >= MATCH_IOU else \
+                    f"no card_face box (best IoU {best:.2f})"
+                sys.stdout.write(f"  {verbose} {effect.name}: {obj.card} {what} at {[round(v) for v in box]}\n")
         elif obj.cls == DetectorClass.CHIP and obj.chips:
             score.chips += 1
             if chip_rows:

@@ -91,3 +91,5 @@ def test_short_side_is_a_cards_width_whatever_its_turn() -> None:
     for angle in (0.0, 30.0, 90.0, 135.0):
         assert short_side(rotated_rect((100.0, 50.0), (63.5, 88.9), angle)) == pytest.approx(63.5)
     assert short_side(np.array([[0, 0], [10, 0], [10, 4], [0, 4]], dtype=np.float32)) == pytest.approx(4.0)
+    with pytest.raises(ValueError, match=r"expected 4 \(x, y\) corners, shape \(4, 2\), got \(3, 2\)"):
+        short_side(np.zeros((3, 2)))

@@ -66,8 +66,11 @@ def distance_to_boundary(points: FloatArray, polygon: FloatArray) -> FloatArray:
 
 
 def short_side(corners: npt.NDArray[np.floating[Any]] | Sequence[Sequence[float]]) -> float:
-    """The shorter side of a quadrilateral given as four corners in order (a card's width in pixels)."""
-    quad = as_points(np.asarray(corners, dtype=np.float64), name="corners")
+    """The shorter side of a quadrilateral given as four corners in order (a card's width in pixels). Not checked
+    for finite values: a corner at infinity (a homography's horizon) gives an infinite or NaN side, as it did."""
+    quad = np.asarray(corners, dtype=np.float64)
+    if quad.shape != (4, 2):
+        raise ValueError(f"corners: expected 4 (x, y) corners, shape (4, 2), got {quad.shape}")
     return float(min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1])))
 
 

@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from floorman.core.cards import Card
-from floorman.core.geometry import apply_homography, invert_homography
+from floorman.core.geometry import apply_homography, invert_homography, short_side
 from floorman.vision.cards_cnn import CardClassifier, CnnReading, default_classifier
 from floorman.vision.cards_corner import search_corners
 from floorman.vision.cards_index import IndexTemplates
@@ -212,7 +212,7 @@ def _fit_sides(outline: FloatArray, box: FloatArray) -> FloatArray:
     """`box` (TL, TR, BR, BL) refined to a general quadrilateral, as perspective makes a card: a line fitted to
     the outline points along the middle of each side, and the corners where neighbouring lines meet. Returns
     `box` unchanged when a side has too few points or a corner moves implausibly far."""
-    short = float(min(np.linalg.norm(box[1] - box[0]), np.linalg.norm(box[2] - box[1])))
+    short = short_side(box)
     lines: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]] = []
     for i in range(4):
         a, b = box[i].astype(np.float64), box[(i + 1) % 4].astype(np.float64)
@@ -463,7 +463,7 @@ def _classify_in_stages(net: CardClassifier, image: Image, candidates: list[Floa
     more = upright_on_table(more, pixels_to_mm)
     known = known + net.read(image, more)
     learned = _classify(net, image, first + more, known=known)
-    if learned is not None and (learned[0].confidence >= _CNN_SURE or _width(learned[1]) < _CUT_MIN_PX):
+    if learned is not None and (learned[0].confidence >= _CNN_SURE or short_side(learned[1]) < _CUT_MIN_PX):
         return learned
     cut = _classify(net, image, first + more + upright_on_table(_box_cut_quads(image, pixel_box), pixels_to_mm),
                     known=known)
@@ -562,7 +562,7 @@ def _combine(learned: tuple[CnnReading, FloatArray] | None, index: IndexReading,
         index_sure = index.confidence >= _INDEX_RANK_SURE
     else:
         corners_sure = _INDEX_CORNERS_SURE
-        if index.card[:-1] == cnn.card[:-1] and outline is not None and _width(outline) >= _INDEX_MIN_PX:
+        if index.card[:-1] == cnn.card[:-1] and outline is not None and short_side(outline) >= _INDEX_MIN_PX:
             corners_sure = _INDEX_SUIT_CORNERS  # they differ in suit only: a large index pip is clear
         index_sure = index.confidence >= _INDEX_SURE and index.corners_agreeing >= corners_sure
     if not index_sure and cnn.confidence >= min(index.confidence, _CNN_TRUSTED):  # the matcher errs at times
@@ -584,7 +584,7 @@ def _pips_miscounted(card: str, outline: FloatArray, index_outline: FloatArray |
     reads the neighbour's index, 6H on a 3H)."""
     clear = (index.searched or index.corners_agreeing >= 2) and index.confidence >= _INDEX_CLEAR
     min_px = _INDEX_CLEAR_MIN_PX if clear else _INDEX_MIN_PX
-    return (card[:-1] in _PIP_RANKS and _width(outline) >= min_px and index_outline is not None
+    return (card[:-1] in _PIP_RANKS and short_side(outline) >= min_px and index_outline is not None
             and _iou(outline, index_outline) >= _SAME_OUTLINE_IOU)
 
 
@@ -610,10 +610,6 @@ def _searched_reading(image: Image, learned: tuple[CnnReading, FloatArray], *, i
     factor = resolution_factor(quad) * (SINGLE_CORNER if searched.corners_read == 1 else 1.0)
     searched = replace(searched, confidence=searched.confidence * factor, searched=True)
     return (searched, quad) if searched.confidence > index.confidence else (index, outline)
-
-
-def _width(outline: FloatArray) -> float:
-    return float(min(np.linalg.norm(outline[1] - outline[0]), np.linalg.norm(outline[2] - outline[1])))
 
 
 def _best_reading(image: Image, quads: list[FloatArray], *, templates: IndexTemplates | None,

@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from floorman.core.geometry import short_side
 from floorman.vision.cards_index import (
     CANON_H,
     CANON_W,
@@ -164,5 +165,5 @@ def rank_reading(found: list[IndexScores], *, suit: str) -> IndexReading:
 
 def resolution_factor(corners: FloatArray) -> float:
     """How far to trust a reading at this card size: the index pip is only a few pixels on a narrow card."""
-    width = float(min(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1])))
+    width = short_side(corners)
     return float(np.clip((width - _RESOLUTION_PX[0]) / (_RESOLUTION_PX[1] - _RESOLUTION_PX[0]), 0.2, 1.0))

@@ -33,6 +33,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from floorman.core.geometry import short_side
+
 FloatArray = npt.NDArray[np.float32]
 Image = npt.NDArray[np.uint8]
 
@@ -371,7 +373,7 @@ def _refine(quad: EdgeQuad, signed: tuple[FloatArray, FloatArray], *, level: flo
     """`quad` with each side moved and turned a little onto the strongest straight edge near it, as
     perspective and the rectangle search's coarse steps leave it; unchanged when a corner would move far."""
     corners = quad.corners.astype(np.float64)
-    short = min(float(np.linalg.norm(corners[1] - corners[0])), float(np.linalg.norm(corners[2] - corners[1])))
+    short = short_side(corners)
     reach = _REFINE_REACH * short
     offsets = np.linspace(-reach, reach, 2 * max(2, round(reach)) + 1)
     turns = np.radians(_REFINE_TURNS_DEG)
