@@ -121,17 +121,26 @@ def level_windows(width: int, height: int, *, level: int, window: int, overlap: 
     return scale, windows
 
 
+def scaled_level(image: npt.NDArray[np.uint8], *, level: int, window: int, overlap: float,
+                 ) -> tuple[float, npt.NDArray[np.uint8], list[tuple[int, int, int, int]]]:
+    """The image resized to one pyramid level, its scale and its windows there (`level_windows`)."""
+    height, width = image.shape[:2]
+    scale, windows = level_windows(width, height, level=level, window=window, overlap=overlap)
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    scaled = cv2.resize(image, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    return scale, np.asarray(scaled, dtype=np.uint8), windows
+
+
 def _crop_image(image_path: Path, label_path: Path, *, spec: CropSpec, out_images: Path, out_labels: Path) -> int:
-    image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-    if image is None:
+    read = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+    if read is None:
         raise ConfigError("not a readable image", source=str(image_path))
+    image = np.asarray(read, dtype=np.uint8)
     height, width = image.shape[:2]
     classes, boxes = read_labels(label_path, width=width, height=height)
     written = 0
     for level in spec.levels:
-        scale, windows = level_windows(width, height, level=level, window=spec.window, overlap=spec.overlap)
-        size = (max(1, round(width * scale)), max(1, round(height * scale)))
-        scaled = cv2.resize(image, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        scale, scaled, windows = scaled_level(image, level=level, window=spec.window, overlap=spec.overlap)
         for index, window in enumerate(windows):
             lines = crop_labels(classes, boxes * scale, window=window, min_visible=spec.min_visible)
             if not lines and (len(windows) == 1 or index % spec.empty_every != 0):

@@ -18,7 +18,6 @@ statistics rounded to fp16 no longer cancel exactly and, over 88 convolutions, m
 
 from __future__ import annotations
 
-import copy
 import datetime
 import importlib
 import logging
@@ -34,15 +33,16 @@ from onnx import numpy_helper
 from pydantic import BaseModel, ConfigDict, Field
 
 from floorman.core.errors import FloormanError
-from floorman.models.crops import level_windows
+from floorman.models.crops import scaled_level
 from floorman.models.export import letterbox_tensor
 from floorman.models.registry import LEVELS_KEY, model_info
+from floorman.models.train import TrainConfig
 from floorman.models.yolo_env import load_ultralytics
 
 logger = logging.getLogger(__name__)
 
 FloatArray = npt.NDArray[np.float64]
-OVERLAP = 0.2  # the windows' overlap the detector was trained and runs with (TrainConfig.overlap)
+OVERLAP: float = TrainConfig.model_fields["overlap"].default  # the windows' overlap the recipe trains with
 
 
 class RecoverError(FloormanError):
@@ -81,8 +81,12 @@ def onnx_tensors(model: onnx.ModelProto) -> dict[str, FloatArray]:
     return {item.name: numpy_helper.to_array(item) for item in model.graph.initializer}
 
 
-def _set(parameter: Any, value: npt.NDArray[Any], *, name: str, source: Path) -> None:
+def _set(parameter: Any, tensors: dict[str, FloatArray], name: str, *, source: Path) -> None:
+    """Copy the ONNX tensor `name` into `parameter`, or say which tensor is missing or of another shape."""
     torch = importlib.import_module("torch")
+    if name not in tensors:
+        raise RecoverError(f"{source}: expected the tensor {name}, got no such tensor")
+    value = tensors[name]
     if tuple(parameter.shape) != value.shape:
         raise RecoverError(f"{source}: tensor {name} has shape {value.shape}, the model YAML's "
                            f"{tuple(parameter.shape)} (another model size or class count?)")
@@ -103,14 +107,12 @@ def load_tensors(network: Any, tensors: dict[str, FloatArray], *, source: Path) 
         norm = getattr(module, "bn", None)
         if isinstance(conv, nn.Conv2d) and isinstance(norm, nn.BatchNorm2d):
             weight, bias = f"{name}.conv.weight", f"{name}.conv.bias"
-            if weight not in tensors or bias not in tensors:
-                raise RecoverError(f"{source}: expected the folded tensors {weight} and {bias}, got no such tensor")
-            _set(conv.weight, tensors[weight], name=weight, source=source)
+            _set(conv.weight, tensors, weight, source=source)
+            _set(norm.bias, tensors, bias, source=source)
             with torch.no_grad():
                 norm.running_mean.zero_()
                 norm.running_var.fill_(1.0)
                 norm.weight.fill_(float(np.sqrt(1.0 + norm.eps)))
-            _set(norm.bias, tensors[bias], name=bias, source=source)
             used |= {weight, bias}
             folded.append((name, module))
             filled += 1
@@ -118,17 +120,11 @@ def load_tensors(network: Any, tensors: dict[str, FloatArray], *, source: Path) 
     for name, module in network.named_modules():
         if not isinstance(module, nn.Conv2d) or id(module) in done:
             continue
-        weight = f"{name}.weight"
-        if weight not in tensors:
-            raise RecoverError(f"{source}: expected the tensor {weight}, got no such tensor")
-        _set(module.weight, tensors[weight], name=weight, source=source)
-        used.add(weight)
+        _set(module.weight, tensors, f"{name}.weight", source=source)
+        used.add(f"{name}.weight")
         if module.bias is not None:
-            bias = f"{name}.bias"
-            if bias not in tensors:
-                raise RecoverError(f"{source}: expected the tensor {bias}, got no such tensor")
-            _set(module.bias, tensors[bias], name=bias, source=source)
-            used.add(bias)
+            _set(module.bias, tensors, f"{name}.bias", source=source)
+            used.add(f"{name}.bias")
         filled += 1
     unused = sorted(key for key, value in tensors.items() if value.ndim == 4 and key not in used)
     if unused:
@@ -138,16 +134,13 @@ def load_tensors(network: Any, tensors: dict[str, FloatArray], *, source: Path) 
 
 def windows(image: npt.NDArray[np.uint8], *, imgsz: int, levels: Sequence[int]) -> list[npt.NDArray[np.uint8]]:
     """The image as the detector sees it: whole when it fits the network input (a training window), else cut
-    into its pyramid windows (`crops.level_windows`, the levels the ONNX file declares)."""
+    into its pyramid windows (`crops.scaled_level`, the levels the ONNX file declares)."""
     height, width = image.shape[:2]
     if max(height, width) <= imgsz:
         return [image]
     cuts: list[npt.NDArray[np.uint8]] = []
     for level in levels:
-        scale, boxes = level_windows(width, height, level=level, window=imgsz, overlap=OVERLAP)
-        size = (max(1, round(width * scale)), max(1, round(height * scale)))
-        scaled = np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR),
-                            dtype=np.uint8)
+        _, scaled, boxes = scaled_level(image, level=level, window=imgsz, overlap=OVERLAP)
         cuts += [scaled[y0:y1, x0:x1] for x0, y0, x1, y1 in boxes]
     return cuts
 
@@ -232,18 +225,17 @@ def recover_checkpoint(config: RecoverConfig) -> RecoverResult:
     network.names = dict(enumerate(info.names))
     folded, filled = load_tensors(network, onnx_tensors(graph), source=config.onnx_path)
     measure_norms(network, folded, batches)
-    saved = copy.deepcopy(network)  # fp32: halving the norms' new statistics moves boxes by ~1 px
-    for parameter in saved.parameters():
+    for parameter in network.parameters():  # saved in fp32: halved, the norms' new statistics move boxes ~1 px
         parameter.requires_grad = False
     checkpoint = {
         "date": datetime.datetime.now(datetime.UTC).isoformat(), "version": ultralytics.__version__,
         "license": "AGPL-3.0 License (https://ultralytics.com/license)", "docs": "https://docs.ultralytics.com",
-        "epoch": -1, "best_fitness": None, "model": saved, "ema": None, "updates": None, "optimizer": None,
+        "epoch": -1, "best_fitness": None, "model": network, "ema": None, "updates": None, "optimizer": None,
         "train_args": {"task": "detect", "imgsz": info.imgsz, "data": None, "model": config.model},
         "train_metrics": None, "train_results": None,
         "floorman_recovered_from": str(config.onnx_path), LEVELS_KEY: ",".join(str(level) for level in info.levels),
     }
-    box_px, score = compare(copy.deepcopy(saved), config.onnx_path, batches)
+    box_px, score = compare(network, config.onnx_path, batches)
     if box_px > config.max_box_px or score > config.max_score:
         raise RecoverError(f"{config.onnx_path}: the rebuilt network differs from the ONNX file by up to "
                            f"{box_px:.3f} px in a box and {score:.4f} in a score (at most {config.max_box_px} px "
