@@ -2,7 +2,8 @@
 through each of a set of camera effects, to see which of them the detector and the recognisers do not survive.
 
     .venv/bin/python benchmarks/photo_effects.py [--frames 20] [--seed 21300] [--size 3000x2000]
-                                                 [--effects none,barrel,...] [--model M] [--verbose]
+                                                 [--effects none,barrel,...] [--model M] [--classifier C]
+                                                 [--verbose]
 
 The held-out real photographs of the issue (straight-down, 3000x2000, a light-wood table, cards about 200 px wide,
 single chips in five colours) were taken with a camera the simulator never modelled: its lens bends straight lines
@@ -18,8 +19,8 @@ of a good photograph (read noise 1.5, JPEG 92: `CLEAN`) and no random ones, so t
 one; a geometric effect moves the truth (boxes, card corners) with the pixels.
 
 Per effect, as `floorman detect IMAGE --json` reads a photo (no calibration; the shipped INT8 detector unless
---model): AP50 per class and their mean (COCO-style, as `benchmarks/detector.py`; a photo holds a hand or two at
-most, so the hands' AP moves by a third with one hand); card
+--model; the shipped card classifier unless --classifier): AP50 per class and their mean (COCO-style, as
+`benchmarks/detector.py`; a photo holds a hand or two at most, so the hands' AP moves by a third with one hand); card
 identity end to end on face-up cards at least 40 px wide and less than 30 % covered (a card counts as right when a
 `card_face` box at IoU >= 0.5 reads its identity; a missed card counts as wrong); the chip objects whose top colour
 is read right (matched to a chip box at IoU >= 0.5); the frames whose chips counted per colour (`chip_totals`) are
@@ -48,6 +49,7 @@ from floorman.datasets.render import ObjectTruth, Renderer, RenderResult
 from floorman.datasets.render_cli import parse_size
 from floorman.datasets.render_dataset import TRAINING_OPTIONS
 from floorman.datasets.scene import DetectorClass
+from floorman.vision.cards_cnn import CardClassifier
 from floorman.vision.chips import ChipRecogniser
 from floorman.vision.detect_cli import chip_totals, counted_chips, default_model, read_cards, read_chips
 from floorman.vision.detector import Detector, OnnxDetectorConfig, box_iou, create_detector
@@ -269,13 +271,13 @@ def _card_width(obj: ObjectTruth, moves: Callable[[Points, tuple[int, int]], Poi
 
 
 def score_frame(score: Score, effect: CameraEffect, image: Image, objects: list[ObjectTruth], chipset: ChipSet, *,
-                detector: Detector, verbose: str) -> None:
+                detector: Detector, verbose: str, classifier: CardClassifier | None = None) -> None:
     size = (image.shape[1], image.shape[0])
     seen = effect.pixels(image)
     started = time.perf_counter()
     detections = detector.detect(seen)
     names = detector.names
-    identities = read_cards(seen, detections, names=names)
+    identities = read_cards(seen, detections, names=names, classifier=classifier)
     readings = read_chips(seen, detections, names=names, recogniser=ChipRecogniser(chipset))
     score.seconds += time.perf_counter() - started
     boxes = [o.box if effect.moves is None else _moved_box(o.box, effect.moves, size) for o in objects]
@@ -326,6 +328,7 @@ def main() -> int:
     parser.add_argument("--size", type=parse_size, default=(3000, 2000))
     parser.add_argument("--effects", default="all", help="comma-separated effect names, or all")
     parser.add_argument("--model", help="ONNX detector (default: the shipped INT8 model)")
+    parser.add_argument("--classifier", type=Path, help="card classifier ONNX (default: the shipped one)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
     every = _effects()
@@ -337,6 +340,7 @@ def main() -> int:
                      else f"--frames: expected at least 1, got {args.frames}")
     effects = [e for e in every if e.name in wanted]
     detector = create_detector(OnnxDetectorConfig(model=args.model or default_model()))
+    classifier = None if args.classifier is None else CardClassifier(args.classifier)
     scores = {e.name: Score() for e in effects}
     started = time.perf_counter()
     for index in range(args.frames):
@@ -353,7 +357,7 @@ def main() -> int:
             result = renders[effect.tilt_deg]
             objects = [o for o in result.objects if o.box[2] > o.box[0] and o.box[3] > o.box[1]]
             score_frame(scores[effect.name], effect, result.image, objects, scene.chipset, detector=detector,
-                        verbose=f"frame {index}" if args.verbose else "")
+                        verbose=f"frame {index}" if args.verbose else "", classifier=classifier)
     out = sys.stdout
     out.write(f"photo-like frames through camera effects: {args.frames} home-style frames of {args.size[0]}x"
               f"{args.size[1]}, seed {args.seed}, no calibration, {time.perf_counter() - started:.0f} s\n\n")

@@ -214,6 +214,26 @@ def test_foreshortening_blurs_one_axis_of_the_asked_share_more_than_the_other() 
         cards_train.CardTrainConfig(slant_share=-0.1)
 
 
+@pytest.mark.train
+def test_defocus_blurs_the_asked_share_of_patches_as_a_gaussian_of_a_few_pixels() -> None:
+    spec = PatchSpec()
+    edge = (torch.arange(spec.width) >= spec.width // 2).float().mul(255.0).expand(200, 3, spec.height, spec.width)
+    for seed in range(6):
+        out = cards_train._defocus(edge, torch.Generator().manual_seed(seed), share=0.5)
+        changed = (out - edge).abs().amax(dim=(1, 2, 3)) > 1.0
+        assert 70 <= int(changed.sum()) <= 130
+        assert torch.equal(out[~changed], edge[~changed])
+        row = out[changed][0, 0, 0]
+        # a step through a Gaussian of sigma s rises from 16 % to 84 % over 2 s pixels
+        rise = int(((row > 0.16 * 255.0) & (row < 0.84 * 255.0)).sum())
+        low, high = cards_train.DEFOCUS_SIGMAS
+        assert 2 * low - 1 <= rise <= 2 * high + 1
+        assert torch.allclose(out[changed].mean(), edge.mean(), atol=0.5)  # blurred, not darkened
+    assert torch.equal(cards_train._defocus(edge, torch.Generator().manual_seed(0), share=0.0), edge)
+    with pytest.raises(ValueError, match=r"expected defocus_share from 0 to 1, got 1\.5"):
+        cards_train.CardTrainConfig(defocus_share=1.5)
+
+
 def test_train_cards_takes_a_starting_model_and_a_learning_rate(tmp_path: Path) -> None:
     from floorman.cli import build_parser
 

@@ -52,6 +52,7 @@ SMALL_COMPOSITE_WIDTHS = (36.0, 80.0)  # `small_composites`: the cards the class
 SMALL_WIDTHS = (36, 60)  # `_shrink`: the patch widths (px) of cards 36-60 px wide, drawn uniformly
 SLANT_WIDTHS = (24, 60)  # `_foreshorten`: the card widths (px) drawn uniformly, before the slant
 SLANT_RATIOS = (1.2, 2.2)  # and how much more one axis is shrunk: a camera 34-63 degrees from square on
+DEFOCUS_SIGMAS = (0.6, 2.0)  # `_defocus`: the Gaussian's sigma in patch pixels, drawn uniformly per batch
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "vision" / "data" / "card_classifier.onnx"
 
 
@@ -76,6 +77,7 @@ class CardTrainConfig:
     chip_share: float = 0.0  # patches given a chip lying on them in training (`augment`); 0.3 tried, see the card
     small_share: float = 0.0  # patches shrunk to a small card's pixels and back (`augment`)
     slant_share: float = 0.0  # patches shrunk to the pixels of a small card seen at a slant and back (`augment`)
+    defocus_share: float = 0.0  # patches blurred as a lens out of focus blurs them (`augment`, `DEFOCUS_SIGMAS`)
     tilted_frames: int = 0  # more rendered frames, casino scenes whose cameras are tilted `tilt` (all for training)
     tilted_seed: int = 7300
     tilt: Tilt = (35.0, 60.0)  # degrees from vertical, drawn uniformly (`random_camera`)
@@ -95,7 +97,7 @@ class CardTrainConfig:
         if self.frames <= self.val_frames or self.val_frames < 0:
             raise ValueError(f"expected frames > val_frames >= 0, got {self.frames} and {self.val_frames}")
         for name, share in (("chip_share", self.chip_share), ("small_share", self.small_share),
-                            ("slant_share", self.slant_share)):
+                            ("slant_share", self.slant_share), ("defocus_share", self.defocus_share)):
             if not 0.0 <= share <= 1.0:
                 raise ValueError(f"expected {name} from 0 to 1, got {share}")
         if self.tilted_frames < 0 or not tilt_in_limits(self.tilt):
@@ -150,11 +152,13 @@ class _Exported(nn.Module):
 
 
 def augment(batch: torch.Tensor, generator: torch.Generator, *, chips: torch.Tensor | None = None,
-            chip_share: float = 0.0, small_share: float = 0.0, slant_share: float = 0.0) -> torch.Tensor:
+            chip_share: float = 0.0, small_share: float = 0.0, slant_share: float = 0.0,
+            defocus_share: float = 0.0) -> torch.Tensor:
     """(N, 3, H, W) float 0..255: random 180-degree turn, a chip from `chips` (`chip_bank`) lying on a share
     `chip_share` of the patches, a share `small_share` shrunk to a small card's pixels (`_shrink`), a share
-    `slant_share` to a small card's seen at a slant (`_foreshorten`), exposure and white balance, blur, noise, and
-    one covering blob (a flat colour) over part of one in three patches."""
+    `slant_share` to a small card's seen at a slant (`_foreshorten`), a share `defocus_share` out of focus
+    (`_defocus`), exposure and white balance, blur, noise, and one covering blob (a flat colour) over part of one
+    in three patches."""
     n = batch.shape[0]
     turn = torch.rand(n, generator=generator) < 0.5
     batch = torch.where(turn[:, None, None, None], batch.flip(2, 3), batch)
@@ -164,6 +168,8 @@ def augment(batch: torch.Tensor, generator: torch.Generator, *, chips: torch.Ten
         batch = _shrink(batch, generator, share=small_share)
     if slant_share > 0.0:
         batch = _foreshorten(batch, generator, share=slant_share)
+    if defocus_share > 0.0:
+        batch = _defocus(batch, generator, share=defocus_share)
     gain = torch.exp(torch.randn(n, 1, 1, 1, generator=generator) * 0.25)
     balance = 1.0 + torch.randn(n, 3, 1, 1, generator=generator) * 0.08
     offset = torch.randn(n, 1, 1, 1, generator=generator) * 15.0
@@ -246,6 +252,24 @@ def _foreshorten(batch: torch.Tensor, generator: torch.Generator, *, share: floa
     return torch.where(chosen, back, batch)
 
 
+def _defocus(batch: torch.Tensor, generator: torch.Generator, *, share: float) -> torch.Tensor:
+    """A share `share` of the patches blurred by a Gaussian of sigma `DEFOCUS_SIGMAS` patch pixels (one sigma per
+    batch): a large card in a photo out of focus (a 200 px card under a 3 px blur is a patch under ~1 px; the
+    rendered frames' focus blur, 0.4-2 px on a quarter of them, reaches that only on cards under ~100 px)."""
+    n = batch.shape[0]
+    low, high = DEFOCUS_SIGMAS
+    sigma = low + (high - low) * float(torch.rand(1, generator=generator))
+    radius = int(np.ceil(3.0 * sigma))
+    taps = torch.exp(-0.5 * (torch.arange(-radius, radius + 1).float() / sigma) ** 2)
+    taps = taps / taps.sum()
+    channels = batch.shape[1]
+    padded = functional.pad(batch, (radius, radius, radius, radius), mode="replicate")
+    rows = functional.conv2d(padded, taps.view(1, 1, 1, -1).repeat(channels, 1, 1, 1), groups=channels)
+    blurred = functional.conv2d(rows, taps.view(1, 1, -1, 1).repeat(channels, 1, 1, 1), groups=channels)
+    chosen = (torch.rand(n, generator=generator) < share).view(n, 1, 1, 1)
+    return torch.where(chosen, blurred, batch)
+
+
 def _cover(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     """A rectangle of flat colour over up to a quarter of the card, from one of its edges, on one in three."""
     n, _, h, w = batch.shape
@@ -320,7 +344,8 @@ def fit(net: CardNet, train: Samples, *, config: CardTrainConfig, device: torch.
             group["lr"] = float(lr)
         pick = order_rng.integers(0, len(train), size=config.batch)
         batch = augment(_tensor(train.patches[pick]), generator, chips=chips, chip_share=config.chip_share,
-                        small_share=config.small_share, slant_share=config.slant_share)
+                        small_share=config.small_share, slant_share=config.slant_share,
+                        defocus_share=config.defocus_share)
         batch = batch.to(device)
         rank = torch.from_numpy(train.rank[pick]).to(device)
         suit = torch.from_numpy(train.suit[pick]).to(device)

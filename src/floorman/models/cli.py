@@ -164,6 +164,8 @@ def _register_train_cards(sub: argparse._SubParsersAction[argparse.ArgumentParse
     cards.add_argument("--slant-share", type=_share, default=0.0, help="share of training patches shrunk to the "
                        "pixels of a card 24-60 px wide seen at a slant (one axis 1.2-2.2 times more) and back (0-1; 0 "
                        "in the shipped recipe)")
+    cards.add_argument("--defocus-share", type=_share, default=0.0, help="share of training patches blurred by a "
+                       "Gaussian of sigma 0.6-2 patch px, as a photo out of focus blurs a large card (0-1)")
     cards.add_argument("--init", type=Path, help="start from this exported classifier's weights (fine-tune) "
                        "instead of at random")
     cards.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (warm-up, then a cosine to 0)")
@@ -229,6 +231,7 @@ def run_train_cards(args: argparse.Namespace) -> int:
                              threads=args.threads, chip_share=args.chip_share,
                              composite_chips=args.composite_chips, small_composites=args.small_composites,
                              small_share=args.small_share, slant_share=args.slant_share, init=args.init,
+                             defocus_share=args.defocus_share,
                              tilted_frames=args.tilted_frames, tilted_seed=args.tilted_seed, tilt=args.tilt,
                              court_figures=args.court_figures,
                              suit_shapes=args.suit_shapes, lr=args.lr, out=args.out or DEFAULT_OUT)

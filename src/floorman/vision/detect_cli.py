@@ -24,6 +24,7 @@ from floorman.core.errors import CameraError, ConfigError
 from floorman.core.geometry import FloatArray
 from floorman.core.layout import TableLayout
 from floorman.vision.calibration import Calibration, check_camera_height
+from floorman.vision.cards_cnn import CardClassifier
 from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.chips_geometry import Box
 from floorman.vision.cli import load_layout
@@ -220,10 +221,11 @@ Identity = tuple[str | None, float | None]
 
 
 def read_cards(image: Image, detections: Detections, *, names: dict[int, str], margin: float = 0.1,
-               pixels_to_mm: FloatArray | None = None) -> list[Identity]:
+               pixels_to_mm: FloatArray | None = None, classifier: CardClassifier | None = None) -> list[Identity]:
     """The card recogniser on every `card_face` box (grown by `margin`; with a calibration's homography, each
-    outline upright on the table: `table_state.recognise_card_reader`); (None, None) for other classes."""
-    reader = recognise_card_reader(margin, pixels_to_mm=pixels_to_mm)
+    outline upright on the table: `table_state.recognise_card_reader`; `classifier` instead of the shipped
+    one); (None, None) for other classes."""
+    reader = recognise_card_reader(margin, pixels_to_mm=pixels_to_mm, classifier=classifier)
     identities: list[Identity] = []
     for i in range(len(detections)):
         if names.get(int(detections.class_id[i])) != "card_face":

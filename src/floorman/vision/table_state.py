@@ -25,6 +25,7 @@ from floorman.core.geometry import FloatArray
 from floorman.core.layout import TableLayout
 from floorman.core.table_state import SeenButton, SeenCard, SeenChips, SeenHand, TableState
 from floorman.vision.calibration import Calibration
+from floorman.vision.cards_cnn import CardClassifier
 from floorman.vision.chips import ChipReading, ChipRecogniser, StackEvidence
 from floorman.vision.chips_geometry import Box, TableCamera
 from floorman.vision.detections import Detections
@@ -67,10 +68,12 @@ class CardIdentity:
 CardReader = Callable[[Image, Box], CardIdentity]
 
 
-def recognise_card_reader(margin: float = 0.1, *, pixels_to_mm: FloatArray | None = None) -> CardReader:
+def recognise_card_reader(margin: float = 0.1, *, pixels_to_mm: FloatArray | None = None,
+                          classifier: CardClassifier | None = None) -> CardReader:
     """The shipped card recogniser (`vision.cards.recognise_card`) on the box grown by `margin`; with a
     calibration's homography (`pixels_to_mm`), each outline's top is its short side on the table, not in the
-    image (`vision.cards.upright_on_table`: a card seen at a slant may be foreshortened past square)."""
+    image (`vision.cards.upright_on_table`: a card seen at a slant may be foreshortened past square). `classifier`:
+    another card classifier than the shipped one (a benchmark's candidate)."""
     from floorman.vision.cards import recognise_card
 
     def read(image: Image, box: Box) -> CardIdentity:
@@ -80,7 +83,7 @@ def recognise_card_reader(margin: float = 0.1, *, pixels_to_mm: FloatArray | Non
         grown = (max(0.0, x1 - dx), max(0.0, y1 - dy), min(float(width), x2 + dx), min(float(height), y2 + dy))
         if grown[2] - grown[0] < 8 or grown[3] - grown[1] < 8:
             return CardIdentity(None, 0.0)
-        reading = recognise_card(image, box=grown, pixels_to_mm=pixels_to_mm)
+        reading = recognise_card(image, box=grown, pixels_to_mm=pixels_to_mm, classifier=classifier)
         return CardIdentity(reading.card, float(reading.confidence))
 
     return read
