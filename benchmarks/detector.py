@@ -30,82 +30,11 @@ from floorman.vision.chips import ChipRecogniser
 from floorman.vision.detect_cli import read_cards, read_chips
 from floorman.vision.detections import Detections
 from floorman.vision.detector import OnnxDetector, OnnxDetectorConfig, letterbox, to_tensor
+from floorman.vision.metrics import MeanAveragePrecision, iou_matrix
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "src" / "floorman" / "models" / "weights"
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 CHIPS = ChipRecogniser(ChipSet.default())
-
-
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
-
-
-class MeanAveragePrecision:
-    """COCO-style mAP over frames: update(pred, truth) per frame, compute() at the end."""
-
-    thresholds = np.linspace(0.5, 0.95, 10)
-
-    def __init__(self, num_classes: int) -> None:
-        self.num_classes = num_classes
-        self.reset()
-
-    def reset(self) -> None:
-        self._scores: list[list[float]] = [[] for _ in range(self.num_classes)]
-        self._hits: list[list[np.ndarray]] = [[] for _ in range(self.num_classes)]
-        self._truths = np.zeros(self.num_classes, dtype=np.int64)
-
-    def update(self, pred: Detections, truth_xyxy: np.ndarray, truth_class: np.ndarray) -> None:
-        for cls in range(self.num_classes):
-            p = pred[pred.class_id == cls]
-            t = truth_xyxy[truth_class == cls]
-            self._truths[cls] += len(t)
-            order = np.argsort(-p.confidence, kind="stable")
-            ious = iou_matrix(p.xyxy[order], t) if len(t) and len(p) else np.zeros((len(p), len(t)))
-            for k in range(len(order)):
-                hits = np.zeros(len(self.thresholds), dtype=bool)
-                self._scores[cls].append(float(p.confidence[order[k]]))
-                self._hits[cls].append(hits)
-            for j, threshold in enumerate(self.thresholds):
-                taken = np.zeros(len(t), dtype=bool)
-                start = len(self._hits[cls]) - len(order)
-                for k in range(len(order)):
-                    if not len(t):
-                        break
-                    candidates = np.where(~taken, ious[k], -1.0)
-                    best = int(candidates.argmax())
-                    if candidates[best] >= threshold:
-                        taken[best] = True
-                        self._hits[cls][start + k][j] = True
-
-    def compute(self) -> tuple[float, float, np.ndarray]:
-        """(mAP50, mAP50-95, per-class AP50) over classes that have truth."""
-        ap = np.full((self.num_classes, len(self.thresholds)), np.nan)
-        for cls in range(self.num_classes):
-            if self._truths[cls] == 0:
-                continue
-            if not self._scores[cls]:
-                ap[cls] = 0.0
-                continue
-            order = np.argsort(-np.asarray(self._scores[cls]), kind="stable")
-            hits = np.asarray(self._hits[cls])[order]
-            for j in range(len(self.thresholds)):
-                tp = np.cumsum(hits[:, j])
-                fp = np.cumsum(~hits[:, j])
-                recall = tp / self._truths[cls]
-                precision = tp / np.maximum(tp + fp, 1e-9)
-                envelope = np.maximum.accumulate(precision[::-1])[::-1]
-                points = np.linspace(0, 1, 101)
-                index = np.searchsorted(recall, points, side="left")
-                ap[cls, j] = np.mean([envelope[i] if i < len(envelope) else 0.0 for i in index])
-        valid = ~np.isnan(ap[:, 0])
-        return float(ap[valid, 0].mean()), float(ap[valid].mean()), ap[:, 0]
 
 
 def load_truth(image: Path, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:

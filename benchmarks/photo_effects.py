@@ -53,9 +53,7 @@ from floorman.vision.cards_cnn import CardClassifier
 from floorman.vision.chips import ChipRecogniser
 from floorman.vision.detect_cli import chip_totals, counted_chips, default_model, read_cards, read_chips
 from floorman.vision.detector import Detector, OnnxDetectorConfig, box_iou, create_detector
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from detector import MeanAveragePrecision  # the benchmarks folder is no package
+from floorman.vision.metrics import MeanAveragePrecision
 
 MATCH_IOU = 0.5
 MIN_CARD_PX = 40.0

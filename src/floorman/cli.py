@@ -37,9 +37,10 @@ def _registrars() -> list[Registrar]:
     from floorman.serve import register as register_rules
     from floorman.vision.cli import register as register_vision
     from floorman.vision.detect_cli import register as register_detect
+    from floorman.vision.photo_score import register as register_photos
 
     return [register_datasets, partial(register_models, chip_boxes=_detector_chip_boxes), register_vision,
-            register_detect, register_rules, register_edge, register_demo]
+            register_detect, register_photos, register_rules, register_edge, register_demo]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -340,32 +340,42 @@ def run_detect(args: argparse.Namespace) -> int:
     for source, frame_index, image in frames(args.source, every=max(1, args.every), max_frames=args.max_frames):
         if placement is not None:
             _check_calibrated_size(image, placement[1], source=str(source), path=args.calib)
-        detections = detector.detect(image)
-        chips = read_chips(image, detections, names=detector.names, recogniser=recogniser,
-                           last=last if frame_index is not None else ())
-        last = [(_box_of(detections, i), reading) for i, reading in chips.items()]
-        zones = None
-        if placement is not None:
-            layout, calibration = placement
-            table = calibration.to_table(detections.bottom_centre.astype(np.float64))
-            for i, reading in chips.items():
-                if reading.base_mm is not None:
-                    table[i] = reading.base_mm
-            detections = Detections(xyxy=detections.xyxy, confidence=detections.confidence,
-                                    class_id=detections.class_id, xy_mm=table.astype(np.float32))
-            zones = layout.zone_names_at(table) if len(detections) else []
-        result = report(detections, names=detector.names, source=source, frame=frame_index,
-                        image_size=(image.shape[1], image.shape[0]), zones=zones,
-                        identities=read_cards(image, detections, names=detector.names,
-                                               pixels_to_mm=None if placement is None else placement[1].pixels_to_mm),
-                        chips=chips)
-        counted = counted_chips(chips, detections, image_size=(image.shape[1], image.shape[0]))
-        result = result.model_copy(update={"chip_totals": chip_totals(counted, recogniser.chipset)})
+        result, last = read_frame(image, detector=detector, recogniser=recogniser, source=source,
+                                  frame_index=frame_index, placement=placement,
+                                  last=last if frame_index is not None else ())
         sys.stdout.write(result.model_dump_json() + "\n" if args.json else format_text(result))
         if args.annotate is not None:
             stem = Path(source).stem if frame_index is None else f"{Path(source).stem}_{frame_index:06d}"
             cv2.imwrite(str(args.annotate / f"{stem}.jpg"), annotate(image, result))
     return 0
+
+
+def read_frame(image: Image, *, detector: Detector, recogniser: ChipRecogniser, source: str,
+               frame_index: int | None = None, placement: tuple[TableLayout, Calibration] | None = None,
+               last: Sequence[tuple[Box, ChipReading]] = ()) -> tuple[FrameReport, list[tuple[Box, ChipReading]]]:
+    """What `floorman detect` prints for one image or video frame (detections, card identities, chip readings,
+    chips counted per denomination; with `placement`, table mm and zones), and the frame's chip boxes and
+    readings, for the next frame of a video (`last`)."""
+    detections = detector.detect(image)
+    chips = read_chips(image, detections, names=detector.names, recogniser=recogniser, last=last)
+    seen = [(_box_of(detections, i), reading) for i, reading in chips.items()]
+    zones = None
+    if placement is not None:
+        layout, calibration = placement
+        table = calibration.to_table(detections.bottom_centre.astype(np.float64))
+        for i, reading in chips.items():
+            if reading.base_mm is not None:
+                table[i] = reading.base_mm
+        detections = Detections(xyxy=detections.xyxy, confidence=detections.confidence,
+                                class_id=detections.class_id, xy_mm=table.astype(np.float32))
+        zones = layout.zone_names_at(table) if len(detections) else []
+    result = report(detections, names=detector.names, source=source, frame=frame_index,
+                    image_size=(image.shape[1], image.shape[0]), zones=zones,
+                    identities=read_cards(image, detections, names=detector.names,
+                                          pixels_to_mm=None if placement is None else placement[1].pixels_to_mm),
+                    chips=chips)
+    counted = counted_chips(chips, detections, image_size=(image.shape[1], image.shape[0]))
+    return result.model_copy(update={"chip_totals": chip_totals(counted, recogniser.chipset)}), seen
 
 
 def _check_calibrated_size(image: Image, calibration: Calibration, *, source: str, path: Path) -> None:
