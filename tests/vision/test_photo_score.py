@@ -230,3 +230,13 @@ def test_labels_from_another_size_or_colour_words_outside_the_chip_set_are_refus
     missing = _write(tmp_path / "missing.jsonl", [{"image": "gone.jpg", "cards": []}])
     assert main(["photos", "score", str(missing)]) == 2
     assert "missing.jsonl:1: field 'image': no such photo" in capsys.readouterr().err
+    line = FrameReport(source=str(tmp_path / "small.png"), frame=None, width=150, height=100, objects=[])
+    saved = _write(tmp_path / "detect.jsonl", [line.model_dump_json(), line.model_dump_json()])
+    alone = _write(tmp_path / "alone.jsonl", [{"image": "small.png", "cards": []}])
+    assert main(["photos", "score", str(alone), "--detections", str(saved)]) == 2
+    assert "2 lines for small.png in" in capsys.readouterr().err
+    assert main(["photos", "score", str(missing), "--detections", str(saved)]) == 2
+    assert "field 'image': no line for gone.jpg in" in capsys.readouterr().err
+    _write(saved, ["{}"])
+    assert main(["photos", "score", str(alone), "--detections", str(saved)]) == 2
+    assert "detect.jsonl:1: not a `floorman detect --json` line" in capsys.readouterr().err

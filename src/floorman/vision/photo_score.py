@@ -228,11 +228,11 @@ def _check_photo(photo: LabelledPhoto, width: int, height: int, words: list[str]
                           source=photo.source, field="chips")
 
 
-def _saved_reports(path: Path) -> dict[str, FrameReport]:
-    """A `floorman detect --json` output, by the file name of each image."""
+def _saved_reports(path: Path) -> dict[str, list[tuple[str, FrameReport]]]:
+    """A `floorman detect --json` output: its lines ("FILE:N") and reports by the file name of each image."""
     if not path.is_file():
         raise ConfigError("no such detections file", source=str(path), field="--detections")
-    reports: dict[str, FrameReport] = {}
+    reports: dict[str, list[tuple[str, FrameReport]]] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
@@ -241,8 +241,19 @@ def _saved_reports(path: Path) -> dict[str, FrameReport]:
         except ValueError as exc:
             raise ConfigError(f"not a `floorman detect --json` line: {str(exc).splitlines()[0]}",
                               source=f"{path}:{number}") from None
-        reports[Path(report.source).name] = report
+        reports.setdefault(Path(report.source).name, []).append((f"{path}:{number}", report))
     return reports
+
+
+def _saved_report(saved: dict[str, list[tuple[str, FrameReport]]], photo: LabelledPhoto, path: Path) -> FrameReport:
+    """The saved report of a labelled photo, found by its file name (one, and not a video's frame)."""
+    found = saved.get(photo.path.name, [])
+    if not found:
+        raise ConfigError(f"no line for {photo.path.name} in {path}", source=photo.source, field="image")
+    if len(found) > 1:
+        raise ConfigError(f"{len(found)} lines for {photo.path.name} in {path} ({', '.join(w for w, _ in found)}): "
+                          "score one folder's output at a time", source=photo.source, field="image")
+    return found[0][1]
 
 
 def _detector(args: argparse.Namespace) -> Detector:
@@ -260,10 +271,7 @@ def run_score(args: argparse.Namespace) -> int:
     tally = Tally(words)
     for photo in photos:
         if saved is not None:
-            report = saved.get(photo.path.name)
-            if report is None:
-                raise ConfigError(f"no line for {photo.path.name} in {args.detections}", source=photo.source,
-                                  field="image")
+            report = _saved_report(saved, photo, args.detections)
             _check_photo(photo, report.width, report.height, words)
         else:
             assert detector is not None  # no saved detections: the photos are read
