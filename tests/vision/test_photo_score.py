@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
+from types import ModuleType
 
 import cv2
 import numpy as np
@@ -135,36 +137,22 @@ def test_chips_are_compared_per_colour_word_a_colour_left_out_counting_zero() ->
     assert f"b.jpg: {second} chips 2, counted 1" in tally.misses
 
 
+def _benchmark(name: str) -> ModuleType:
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.fixture(scope="module")
 def photos(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, object]]]:
-    """Two rendered photo-like frames (home style, 3000x2000) and their truth as labels."""
-    from floorman.datasets.effects import Effects
-    from floorman.datasets.random_scene import SceneStyle, random_sample
-    from floorman.datasets.render import Renderer
-    from floorman.datasets.render_dataset import TRAINING_OPTIONS
-    from floorman.datasets.scene import DetectorClass
-
+    """Two rendered photo-like frames (home style, 3000x2000) and their truth as labels
+    (`benchmarks/photo_labels.py`)."""
     folder = tmp_path_factory.mktemp("photos")
-    records: list[dict[str, object]] = []
-    for index in range(2):
-        rng = np.random.default_rng(np.random.SeedSequence(23500, spawn_key=(index,)))
-        scene, camera = random_sample(rng, size=(3000, 2000), style=SceneStyle.HOME)
-        result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects(noise_sigma=1.5,
-                                                                                          jpeg_quality=92), rng=rng)
-        cv2.imwrite(str(folder / f"photo_{index}.jpg"), result.image)
-        faces = [o for o in result.objects if o.cls == DetectorClass.CARD_FACE and o.face_up
-                 and o.visible_fraction >= 0.7]
-        backs = [o for o in result.objects if o.cls == DetectorClass.CARD_BACK and o.visible_fraction >= 0.7]
-        chipset = scene.chipset
-        chips: dict[str, int] = {}
-        for o in result.objects:
-            if o.cls == DetectorClass.CHIP and o.chips:
-                for value in o.chips:
-                    word = colour_name(chipset.by_value(value).rgb)
-                    chips[word] = chips.get(word, 0) + 1
-        records.append({"image": f"photo_{index}.jpg", "cards": [{"box": list(o.box), "card": o.card} for o in faces],
-                        "card_backs": [list(o.box) for o in backs], "chips": chips})
-    return folder, records
+    labels = _benchmark("photo_labels").photo_set(folder, count=2, seed=23500, size=(3000, 2000), min_visible=0.7)
+    return folder, [json.loads(label.model_dump_json()) for label in labels]
 
 
 @pytest.mark.slow
