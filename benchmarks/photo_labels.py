@@ -8,8 +8,7 @@ Each frame is drawn as `benchmarks/photo_effects.py` draws its frames as rendere
 `SeedSequence(seed, spawn_key=(i,))`, rendered with the mild effects of a good photograph), written as
 DIR/photo_NN.jpg, and labelled from its truth in DIR/labels.jsonl (`floorman.vision.photo_labels`): every face-up
 card at least --min-visible in view with its identity, the face-down cards as much in view, and the chips per colour
-word of every chip object (racks excluded, chips under others included: what a person counting the photo's chips
-would count). Use a seed never used for anything else to measure; 23500 is the README's example.
+word of every chip object in the frame (racks excluded; as `benchmarks/chips_photo.py` counts them). Use a seed never used for anything else to measure; 23500 is the README's example.
 """
 
 from __future__ import annotations
@@ -55,7 +54,8 @@ def photo_set(out: Path, *, count: int, seed: int, size: tuple[int, int], min_vi
                       if o.cls == DetectorClass.CARD_FACE and o.face_up)
         backs = tuple(_box(o) for o in shown if o.cls == DetectorClass.CARD_BACK)
         chips: dict[str, int] = {}
-        for obj in result.objects:
+        in_frame = [o for o in result.objects if o.box[2] > o.box[0] and o.box[3] > o.box[1]]
+        for obj in in_frame:
             for value in (obj.chips or ()) if obj.cls == DetectorClass.CHIP else ():
                 word = colour_name(scene.chipset.by_value(value).rgb)
                 chips[word] = chips.get(word, 0) + 1
