@@ -96,7 +96,7 @@ def test_each_labelled_card_is_right_wrong_unread_or_missed_and_the_boxes_scored
     found = _report([("card_face", (2, 1, 101, 141), 0.9, "AS"), ("card_face", (200, 0, 300, 140), 0.8, "KD"),
                      ("card_face", (400, 0, 500, 140), 0.7, None), ("card_face", (810, 5, 905, 140), 0.6, "3S"),
                      ("card_face", (0, 500, 100, 640), 0.95, "5H"), ("chip", (600, 0, 700, 140), 0.9, None)])
-    score_photo(tally, label, found, name="a.jpg", chipset=chipset)
+    score_photo(tally, label, found, name="a.jpg")
     result = summary(tally, photos=1, model="m.onnx", conf=0.25)
     assert result.card_identity.model_dump() == {"cards": 4, "right": 1, "wrong": 1, "unread": 1, "missed": 1,
                                                  "accuracy": 0.25}
@@ -125,10 +125,9 @@ def test_chips_are_compared_per_colour_word_a_colour_left_out_counting_zero() ->
     first, second = words[0], words[1]
     tally = Tally(words)
     score_photo(tally, PhotoLabel(image="a.jpg", cards=(), chips={first: 3}),
-                _report([], {by_word[first]: 3}), name="a.jpg", chipset=chipset)
+                _report([], {by_word[first]: 3}), name="a.jpg")
     score_photo(tally, PhotoLabel(image="b.jpg", cards=(), chips={first: 1, second: 2}),
-                _report([], {by_word[first]: 1, by_word[second]: 1, by_word[words[2]]: 1}), name="b.jpg",
-                chipset=chipset)
+                _report([], {by_word[first]: 1, by_word[second]: 1, by_word[words[2]]: 1}), name="b.jpg")
     chips = summary(tally, photos=2, model="m", conf=0.25).chips
     assert chips.photos == 2 and chips.all_exact == 0.5
     assert chips.colours[first].model_dump() == {"chips": 4, "counted": 4, "exact": 1.0, "mean_absolute_error": 0.0}

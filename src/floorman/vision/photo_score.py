@@ -141,7 +141,7 @@ def _where(box: tuple[float, float, float, float]) -> str:
     return "[" + ", ".join(f"{v:.0f}" for v in box) + "]"
 
 
-def score_photo(tally: Tally, label: PhotoLabel, report: FrameReport, *, name: str, chipset: ChipSet) -> None:
+def score_photo(tally: Tally, label: PhotoLabel, report: FrameReport, *, name: str) -> None:
     """Add one photo's labels against what floorman read on it."""
     faces, identities = _detections(report, CARD_FACE)
     truth = np.array([c.box for c in label.cards], dtype=np.float64).reshape(-1, 4)
@@ -167,7 +167,7 @@ def score_photo(tally: Tally, label: PhotoLabel, report: FrameReport, *, name: s
     if label.chips is not None:
         counted = Counter[str]()
         for total in report.chip_totals:
-            counted[colour_name(chipset.by_value(total.value).rgb)] += total.chips
+            counted[total.colour_name] += total.chips
         tally.chip_photos += 1
         exact = True
         for word in tally.words:
@@ -280,7 +280,7 @@ def run_score(args: argparse.Namespace) -> int:
             image = read_image(photo.path)
             _check_photo(photo, image.shape[1], image.shape[0], words)
             report, _ = read_frame(image, detector=detector, recogniser=recogniser, source=str(photo.path))
-        score_photo(tally, photo.label, report, name=photo.path.name, chipset=chipset)
+        score_photo(tally, photo.label, report, name=photo.path.name)
     model = str(args.detections) if saved is not None else str(args.model or default_model())
     result = summary(tally, photos=len(photos), model=model, conf=None if saved is not None else args.conf)
     sys.stdout.write(result.model_dump_json() + "\n" if args.json else format_score(result, misses=args.misses))
@@ -338,7 +338,7 @@ def draft_labels(reports: list[FrameReport], *, relative_to: Path, chipset: Chip
         backs = tuple(_rounded(o.box) for o in report.objects if o.class_name == CARD_BACK)
         chips = dict.fromkeys(words, 0)
         for total in report.chip_totals:
-            chips[colour_name(chipset.by_value(total.value).rgb)] += total.chips
+            chips[total.colour_name] = chips.get(total.colour_name, 0) + total.chips
         drafts.append(PhotoLabel(image=image, cards=cards, card_backs=backs, chips=chips, checked=False))
     return drafts
 
