@@ -2,7 +2,7 @@
 
 `floorman photos score LABELS` reads every labelled photo as `floorman detect PHOTO --json` reads it (no
 calibration: photos come without one), or takes a saved `floorman detect --json` output (`--detections`), and
-prints the figures the issue judges real photographs by:
+prints the figures real photographs are judged by:
 - face-up cards: card_face AP50 and AP50-95 (COCO-style, `vision.metrics`) over the labelled boxes, from the
   detections the command prints (confidence >= --conf, 0.25 as `floorman detect`);
 - card identity: each labelled face-up card with an identity is matched to one card_face detection (IoU >= 0.5,
@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from floorman.core.chips import ChipSet
 from floorman.core.errors import ConfigError
+from floorman.vision import photo_labels
 from floorman.vision.chips import ChipRecogniser
 from floorman.vision.detect_cli import IMAGE_SUFFIXES, FrameReport, colour_name, default_model, read_frame, read_image
 from floorman.vision.detections import Detections
@@ -378,8 +379,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                                    description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="photos_command", metavar="COMMAND", required=True)
     score = sub.add_parser("score", help="card_face AP50, card identity, card backs and chips per colour on "
-                           "labelled photos", description=__doc__.split("\n\n")[1])
-    score.add_argument("labels", type=Path, help="labels file (JSON Lines; see `floorman.vision.photo_labels`)")
+                           "labelled photos", description=__doc__.split("\n\n")[1],
+                           epilog="Labels: " + (photo_labels.__doc__ or "").split("\n\n", 1)[1],
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    score.add_argument("labels", type=Path, help="labels file (JSON Lines, one photo a line; below)")
     score.add_argument("--detections", type=Path, help="score a saved `floorman detect --json` output instead of "
                        "reading the photos")
     score.add_argument("--json", action="store_true", help="one JSON object")
