@@ -8,7 +8,8 @@ Each frame is drawn as `benchmarks/photo_effects.py` draws its frames as rendere
 `SeedSequence(seed, spawn_key=(i,))`, rendered with the mild effects of a good photograph), written as
 DIR/photo_NN.jpg, and labelled from its truth in DIR/labels.jsonl (`floorman.vision.photo_labels`): every face-up
 card at least --min-visible in view with its identity, the face-down cards as much in view, and the chips per colour
-word of every chip object in the frame (racks excluded; as `benchmarks/chips_photo.py` counts them). Use a seed never used for anything else to measure; 23500 is the README's example.
+word of every chip object in the frame (racks excluded; as `benchmarks/chips_photo.py` counts them). Use a seed never
+used for anything else to measure; 23500 is the README's example.
 """
 
 from __future__ import annotations
