@@ -134,6 +134,13 @@ def test_chips_are_compared_per_colour_word_a_colour_left_out_counting_zero() ->
     assert chips.colours[second].model_dump() == {"chips": 2, "counted": 1, "exact": 0.5, "mean_absolute_error": 0.5}
     assert chips.colours[words[2]].counted == 1 and chips.colours[words[2]].exact == 0.5
     assert f"b.jpg: {second} chips 2, counted 1" in tally.misses
+    # a colour the chip set does not name, counted on a saved output read with another set, is no match for 0
+    saved = _report([]).model_copy(update={"chip_totals": [ChipTotal(value=7, name="7", colour="#a020f0",
+                                                                     colour_name="purple", chips=2, stacks=1)]})
+    score_photo(tally, PhotoLabel(image="c.jpg", cards=(), chips={}), saved, name="c.jpg")
+    chips = summary(tally, photos=3, model="m", conf=None).chips
+    assert chips.colours["purple"].counted == 2 and chips.colours["purple"].exact == round(2 / 3, 4)
+    assert chips.colours[first].exact == 1.0 and "c.jpg: purple chips 0, counted 2" in tally.misses
 
 
 def _benchmark(name: str) -> ModuleType:

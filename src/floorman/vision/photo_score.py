@@ -169,6 +169,12 @@ def score_photo(tally: Tally, label: PhotoLabel, report: FrameReport, *, name: s
         counted = Counter[str]()
         for total in report.chip_totals:
             counted[total.colour_name] += total.chips
+        # a colour floorman counted that the chip set does not name (a saved output read with another set) counts
+        # against the labels' 0, not past them; the photos before, with none of it either side, were exact in it
+        for word in counted:
+            if word not in tally.words:
+                tally.words.append(word)
+                tally.chips_exact[word] += tally.chip_photos
         tally.chip_photos += 1
         exact = True
         for word in tally.words:
