@@ -30,7 +30,7 @@ from floorman.core.chips import ChipSet
 from floorman.core.errors import ConfigError
 from floorman.vision import photo_labels
 from floorman.vision.chips import ChipRecogniser
-from floorman.vision.detect_cli import IMAGE_SUFFIXES, FrameReport, colour_name, default_model, read_frame, read_image
+from floorman.vision.detect_cli import FrameReport, colour_name, default_model, frames, read_frame, read_image
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Detector, OnnxDetectorConfig, create_detector
 from floorman.vision.metrics import MeanAveragePrecision, iou_matrix
@@ -166,9 +166,7 @@ def score_photo(tally: Tally, label: PhotoLabel, report: FrameReport, *, name: s
         tally.backs.update(backs, truth, np.zeros(len(truth), dtype=np.int64))
         tally.back_counts.update(photos=1, boxes=len(truth), detections=len(backs))
     if label.chips is not None:
-        counted = Counter[str]()
-        for total in report.chip_totals:
-            counted[total.colour_name] += total.chips
+        counted = chips_by_colour(report)
         # a colour floorman counted that the chip set does not name (a saved output read with another set) counts
         # against the labels' 0, not past them; the photos before, with none of it either side, were exact in it
         for word in counted:
@@ -187,6 +185,14 @@ def score_photo(tally: Tally, label: PhotoLabel, report: FrameReport, *, name: s
                 exact = False
                 tally.misses.append(f"{name}: {word} chips {want}, counted {got}")
         tally.all_exact += int(exact)
+
+
+def chips_by_colour(report: FrameReport) -> Counter[str]:
+    """The chips `floorman detect` counted (`chip_totals`), by the colour word it named each denomination."""
+    counted = Counter[str]()
+    for total in report.chip_totals:
+        counted[total.colour_name] += total.chips
+    return counted
 
 
 def _box_score(ap: MeanAveragePrecision, counts: Counter[str]) -> BoxScore:
@@ -263,6 +269,10 @@ def _saved_report(saved: dict[str, list[tuple[str, FrameReport]]], photo: Labell
     return found[0][1]
 
 
+def _chipset(args: argparse.Namespace) -> ChipSet:
+    return ChipSet.load(args.chipset) if args.chipset is not None else ChipSet.default()
+
+
 def _detector(args: argparse.Namespace) -> Detector:
     model = args.model if args.model is not None else default_model()
     return create_detector(OnnxDetectorConfig(model=model, conf=args.conf, threads=args.threads))
@@ -270,7 +280,7 @@ def _detector(args: argparse.Namespace) -> Detector:
 
 def run_score(args: argparse.Namespace) -> int:
     photos = load_labels(args.labels)
-    chipset = ChipSet.load(args.chipset) if args.chipset is not None else ChipSet.default()
+    chipset = _chipset(args)
     words = chip_words(chipset)
     saved = None if args.detections is None else _saved_reports(args.detections)
     detector = _detector(args) if saved is None else None
@@ -343,9 +353,7 @@ def draft_labels(reports: list[FrameReport], *, relative_to: Path, chipset: Chip
         cards = tuple(CardLabel(box=_rounded(o.box), card=o.identity) for o in report.objects
                       if o.class_name == CARD_FACE)
         backs = tuple(_rounded(o.box) for o in report.objects if o.class_name == CARD_BACK)
-        chips = dict.fromkeys(words, 0)
-        for total in report.chip_totals:
-            chips[total.colour_name] = chips.get(total.colour_name, 0) + total.chips
+        chips = dict.fromkeys(words, 0) | chips_by_colour(report)
         drafts.append(PhotoLabel(image=image, cards=cards, card_backs=backs, chips=chips, checked=False))
     return drafts
 
@@ -359,19 +367,14 @@ def run_draft(args: argparse.Namespace) -> int:
     if args.out.exists():  # checked before the photos are read, and again when written
         raise ConfigError("already exists; labels are never overwritten (choose another --out or move it away)",
                           source=str(args.out), field="--out")
-    source: Path = args.images
-    if source.is_dir():
-        paths = sorted(p for p in source.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-    elif source.is_file():
-        paths = [source]
-    else:
-        raise ConfigError("no such file or folder", source=str(source), field="IMAGES")
-    if not paths:
-        raise ConfigError(f"no images ({', '.join(sorted(IMAGE_SUFFIXES))}) in the folder", source=str(source),
-                          field="IMAGES")
-    chipset = ChipSet.load(args.chipset) if args.chipset is not None else ChipSet.default()
+    chipset = _chipset(args)
     detector, recogniser = _detector(args), ChipRecogniser(chipset)
-    reports = [read_frame(read_image(p), detector=detector, recogniser=recogniser, source=str(p))[0] for p in paths]
+    reports = []
+    for source, frame_index, image in frames(args.images):  # a photo or a folder's images, as `floorman detect`
+        if frame_index is not None:
+            raise ConfigError("a video: drafts are of photographs (a photo or a folder of photos)",
+                              source=str(args.images), field="IMAGES")
+        reports.append(read_frame(image, detector=detector, recogniser=recogniser, source=source)[0])
     written = write_labels(args.out, draft_labels(reports, relative_to=args.out.parent, chipset=chipset))
     cards = sum(1 for r in reports for o in r.objects if o.class_name == CARD_FACE)
     sys.stdout.write(f"wrote {args.out}: {written} photos, {cards} face-up cards, drafts (\"checked\": false) — "
