@@ -1,7 +1,7 @@
 """Chips counted per colour on photo-like frames, as `floorman detect IMAGE --json` counts them (no calibration).
 
     .venv/bin/python benchmarks/chips_photo.py [--frames 30] [--seed 95121] [--size 3000x2000] [--model M]
-                                               [--verbose]
+                                               [--straight-down] [--verbose]
 
 Each frame is a home-style scene (`datasets.random_sample(..., style=SceneStyle.HOME)`: a light-wood table shot
 straight down and close, 2-16 mostly single chips, sometimes a chip rack at the side), camera effects on, drawn
@@ -13,8 +13,11 @@ of the scene (racks excluded):
 - exact per colour: the share of frames whose count of that colour is exact; all colours: every colour exact;
 - mean absolute error per colour (chips per frame);
 - what goes wrong, per chip object matched to a detector box (IoU >= 0.5): truth stacks of 2+ chips (read as one
-  chip: no count without a calibration), top colour wrong, objects missed (by visibility), and detector boxes
-  that match no chip object (in frames with a rack and without).
+  chip: no count without a calibration, unless `--straight-down`), counts wrong (of single chips and of stacks),
+  top colour wrong, objects missed (by visibility), and detector boxes that match no chip object (in frames with a
+  rack and without).
+`--straight-down` counts the stacks as `floorman detect --straight-down` does (`vision.straight_down`: the camera a
+straight-down photo implies, over the image's centre, scaled by the chips).
 --verbose prints every wrong colour, miss and extra box.
 """
 
@@ -73,6 +76,12 @@ def diagnose(totals: Totals, chips: list[ObjectTruth], boxes: np.ndarray, readin
             continue
         totals.issues["chip objects: matched"] += 1
         reading = readings[int(np.argmax(overlaps))]
+        if chips_of and reading.count != len(chips_of):
+            kind = "a single chip" if len(chips_of) == 1 else "a stack"
+            totals.issues[f"chip objects: count wrong, {kind}"] += 1
+            if verbose:
+                sys.stdout.write(f"  {verbose}: {chips_of} counted {reading.count} ({reading.count_confidence:.2f}) "
+                                 f"at {[round(v) for v in o.box]}\n")
         if chips_of and reading.top != chips_of[-1]:
             totals.issues["chip objects: top colour wrong"] += 1
             if verbose:
@@ -93,8 +102,10 @@ def run_frame(index: int, args: argparse.Namespace, detector: Detector, totals: 
     chipset: ChipSet = scene.chipset
     chips = [o for o in result.objects if o.cls == DetectorClass.CHIP and o.box[2] > o.box[0] and o.box[3] > o.box[1]]
     detections = detector.detect(result.image)
-    readings = read_chips(result.image, detections, names=detector.names, recogniser=ChipRecogniser(chipset))
-    counted = counted_chips(readings, detections, image_size=(result.image.shape[1], result.image.shape[0]))
+    readings = read_chips(result.image, detections, names=detector.names, recogniser=ChipRecogniser(chipset),
+                          straight_down=args.straight_down)
+    counted = counted_chips(readings, detections, image_size=(result.image.shape[1], result.image.shape[0]),
+                            every_box=args.straight_down)
     predicted = {t.value: t.chips for t in chip_totals(counted, chipset)}
     truth = Counter(v for o in chips for v in (o.chips or ()))
     errors = {v: abs(predicted.get(v, 0) - truth.get(v, 0)) for v in chipset.values}
@@ -118,6 +129,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=95121)
     parser.add_argument("--size", type=parse_size, default=(3000, 2000))
     parser.add_argument("--model", help="ONNX detector (default: the shipped INT8 model)")
+    parser.add_argument("--straight-down", action="store_true", help="count stacks as `floorman detect "
+                        "--straight-down` does (a camera over the image's centre implied)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
     detector = create_detector(OnnxDetectorConfig(model=args.model or default_model()))
@@ -129,7 +142,8 @@ def main() -> int:
     n = max(totals.frames, 1)
     out = sys.stdout
     out.write(f"chips per colour: {args.frames} home-style frames of {args.size[0]}x{args.size[1]}, seed {args.seed}, "
-              f"no calibration, {time.perf_counter() - started:.0f} s\n")
+              f"no calibration{', straight down' if args.straight_down else ''}, "
+              f"{time.perf_counter() - started:.0f} s\n")
     out.write(f"  {'exact per colour (share of frames)':<40} "
               + "  ".join(f"{v}: {100.0 * totals.exact[v] / n:5.1f} %" for v in values)
               + f"  all colours: {100.0 * totals.all_exact / n:5.1f} %\n")

@@ -30,6 +30,7 @@ from floorman.vision.chips_geometry import Box
 from floorman.vision.cli import load_layout
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, create_detector, parse_levels
+from floorman.vision.straight_down import read_straight_down
 from floorman.vision.table_state import recognise_card_reader, same_place_readings
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
@@ -104,10 +105,12 @@ _MIN_TYPICAL = 3
 
 
 def counted_chips(chips: dict[int, ChipReading], detections: Detections, *,
-                  image_size: tuple[int, int]) -> dict[int, ChipReading]:
+                  image_size: tuple[int, int], every_box: bool = False) -> dict[int, ChipReading]:
     """The readings `chip_totals` counts: without a count (no calibration), not those of boxes too long to be a chip
-    lying flat (`_LONGER_THAN_A_CHIP` times the frame's typical chip box)."""
-    uncounted = [i for i, reading in chips.items() if reading.count_confidence == 0.0 and reading.base_mm is None]
+    lying flat (`_LONGER_THAN_A_CHIP` times the frame's typical chip box); `every_box` (a straight-down photo,
+    whose counts come from an implied camera): not those among all the boxes (a rack's row read as a tall stack)."""
+    uncounted = [i for i, reading in chips.items()
+                 if every_box or (reading.count_confidence == 0.0 and reading.base_mm is None)]
     boxes = detections.xyxy[uncounted].astype(np.float64).reshape(-1, 4)
     longest = dict(zip(uncounted, np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]).tolist(),
                        strict=True))
@@ -164,7 +167,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--camera-height", type=float, metavar="MM", help="camera height above the felt in mm, "
                         "for stack counts from a camera looking straight down (default: the calibration file's if "
                         "measured, else from the calibration or the stacks in view)")
+    add_straight_down_argument(parser)
     parser.set_defaults(handler=run_detect)
+
+
+def add_straight_down_argument(parser: argparse.ArgumentParser) -> None:
+    """`--straight-down`, shared by `floorman detect` and `floorman photos score|draft`."""
+    parser.add_argument("--straight-down", action="store_true",
+                        help="photos taken straight down, without a calibration: count each stack's chips from its "
+                        "side, with a camera over the image's centre scaled by the chips (and --camera-height if "
+                        "measured); without it each chip box counts as one chip")
 
 
 def _levels(text: str) -> tuple[int, ...]:
@@ -237,10 +249,13 @@ def read_cards(image: Image, detections: Detections, *, names: dict[int, str], m
 
 
 def read_chips(image: Image, detections: Detections, *, names: dict[int, str], recogniser: ChipRecogniser,
-               last: Sequence[tuple[Box, ChipReading]] = ()) -> dict[int, ChipReading]:
+               last: Sequence[tuple[Box, ChipReading]] = (), straight_down: bool = False,
+               camera_height_mm: float | None = None) -> dict[int, ChipReading]:
     """The chip recogniser on every `chip` box, by detection index (read together: `ChipRecogniser.read_frame`).
     `last`: the previous video frame's boxes and readings; a stack at the same place keeps its count where the
-    evidence leaves it open (`table_state.same_place_readings`)."""
+    evidence leaves it open (`table_state.same_place_readings`). `straight_down`: an uncalibrated photo taken
+    straight down, its stacks counted with the camera it implies (`straight_down.read_straight_down`; the camera
+    `camera_height_mm` above the felt when given)."""
     indices: list[int] = []
     boxes: list[Box] = []
     for i in range(len(detections)):
@@ -249,8 +264,11 @@ def read_chips(image: Image, detections: Detections, *, names: dict[int, str], r
             if x2 - x1 >= 2 and y2 - y1 >= 2:
                 indices.append(i)
                 boxes.append((x1, y1, x2, y2))
-    evidence = [recogniser.evidence(image, box) for box in boxes]
-    read = recogniser.read_evidence(image, evidence, previous=same_place_readings(boxes, last))
+    previous = same_place_readings(boxes, last)
+    if straight_down:
+        read = read_straight_down(image, boxes, recogniser=recogniser, height_mm=camera_height_mm, previous=previous)
+    else:
+        read = recogniser.read_evidence(image, [recogniser.evidence(image, box) for box in boxes], previous=previous)
     return dict(zip(indices, read, strict=True))
 
 
@@ -333,6 +351,9 @@ def run_detect(args: argparse.Namespace) -> int:
     detector: Detector = create_detector(OnnxDetectorConfig(
         model=model, conf=args.conf, iou=args.iou, threads=args.threads, levels=args.levels))
     placement = _placement(args)
+    if args.straight_down and placement is not None:
+        raise ConfigError("--straight-down is for photos without a calibration (with --calib the calibration's "
+                          "camera counts the stacks)", field="--straight-down")
     recogniser = _chip_recogniser(args, placement)
     if args.annotate is not None:
         args.annotate.mkdir(parents=True, exist_ok=True)
@@ -342,7 +363,8 @@ def run_detect(args: argparse.Namespace) -> int:
             _check_calibrated_size(image, placement[1], source=str(source), path=args.calib)
         result, last = read_frame(image, detector=detector, recogniser=recogniser, source=source,
                                   frame_index=frame_index, placement=placement,
-                                  last=last if frame_index is not None else ())
+                                  last=last if frame_index is not None else (), straight_down=args.straight_down,
+                                  camera_height_mm=args.camera_height)
         sys.stdout.write(result.model_dump_json() + "\n" if args.json else format_text(result))
         if args.annotate is not None:
             stem = Path(source).stem if frame_index is None else f"{Path(source).stem}_{frame_index:06d}"
@@ -352,12 +374,17 @@ def run_detect(args: argparse.Namespace) -> int:
 
 def read_frame(image: Image, *, detector: Detector, recogniser: ChipRecogniser, source: str,
                frame_index: int | None = None, placement: tuple[TableLayout, Calibration] | None = None,
-               last: Sequence[tuple[Box, ChipReading]] = ()) -> tuple[FrameReport, list[tuple[Box, ChipReading]]]:
+               last: Sequence[tuple[Box, ChipReading]] = (), straight_down: bool = False,
+               camera_height_mm: float | None = None) -> tuple[FrameReport, list[tuple[Box, ChipReading]]]:
     """What `floorman detect` prints for one image or video frame (detections, card identities, chip readings,
     chips counted per denomination; with `placement`, table mm and zones), and the frame's chip boxes and
-    readings, for the next frame of a video (`last`)."""
+    readings, for the next frame of a video (`last`). `straight_down` (no `placement`): a photo taken straight down,
+    its stacks counted with the camera it implies (`read_chips`)."""
+    if straight_down and placement is not None:
+        raise ValueError("straight_down is for frames without a calibration")
     detections = detector.detect(image)
-    chips = read_chips(image, detections, names=detector.names, recogniser=recogniser, last=last)
+    chips = read_chips(image, detections, names=detector.names, recogniser=recogniser, last=last,
+                       straight_down=straight_down, camera_height_mm=camera_height_mm)
     seen = [(_box_of(detections, i), reading) for i, reading in chips.items()]
     zones = None
     if placement is not None:
@@ -374,7 +401,7 @@ def read_frame(image: Image, *, detector: Detector, recogniser: ChipRecogniser, 
                     identities=read_cards(image, detections, names=detector.names,
                                           pixels_to_mm=None if placement is None else placement[1].pixels_to_mm),
                     chips=chips)
-    counted = counted_chips(chips, detections, image_size=(image.shape[1], image.shape[0]))
+    counted = counted_chips(chips, detections, image_size=(image.shape[1], image.shape[0]), every_box=straight_down)
     return result.model_copy(update={"chip_totals": chip_totals(counted, recogniser.chipset)}), seen
 
 

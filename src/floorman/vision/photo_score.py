@@ -30,7 +30,15 @@ from floorman.core.chips import ChipSet
 from floorman.core.errors import ConfigError
 from floorman.vision import photo_labels
 from floorman.vision.chips import ChipRecogniser
-from floorman.vision.detect_cli import FrameReport, colour_name, default_model, frames, read_frame, read_image
+from floorman.vision.detect_cli import (
+    FrameReport,
+    add_straight_down_argument,
+    colour_name,
+    default_model,
+    frames,
+    read_frame,
+    read_image,
+)
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Detector, OnnxDetectorConfig, create_detector
 from floorman.vision.metrics import MeanAveragePrecision, iou_matrix
@@ -282,6 +290,9 @@ def run_score(args: argparse.Namespace) -> int:
     photos = load_labels(args.labels)
     chipset = _chipset(args)
     words = chip_words(chipset)
+    if args.detections is not None and args.straight_down:
+        raise ConfigError("--straight-down reads the photos; a saved output holds the counts `floorman detect` made "
+                          "(run it with --straight-down)", field="--straight-down")
     saved = None if args.detections is None else _saved_reports(args.detections)
     detector = _detector(args) if saved is None else None
     recogniser = ChipRecogniser(chipset)
@@ -296,7 +307,8 @@ def run_score(args: argparse.Namespace) -> int:
                 raise ConfigError(f"no such photo {photo.path}", source=photo.source, field="image")
             image = read_image(photo.path)
             _check_photo(photo, image.shape[1], image.shape[0], words)
-            report, _ = read_frame(image, detector=detector, recogniser=recogniser, source=str(photo.path))
+            report, _ = read_frame(image, detector=detector, recogniser=recogniser, source=str(photo.path),
+                                   straight_down=args.straight_down)
         score_photo(tally, photo.label, report, name=photo.path.name)
     model = str(args.detections) if saved is not None else str(args.model or default_model())
     result = summary(tally, photos=len(photos), model=model, conf=None if saved is not None else args.conf)
@@ -374,7 +386,8 @@ def run_draft(args: argparse.Namespace) -> int:
         if frame_index is not None:
             raise ConfigError("a video: drafts are of photographs (a photo or a folder of photos)",
                               source=str(args.images), field="IMAGES")
-        reports.append(read_frame(image, detector=detector, recogniser=recogniser, source=source)[0])
+        reports.append(read_frame(image, detector=detector, recogniser=recogniser, source=source,
+                                  straight_down=args.straight_down)[0])
     written = write_labels(args.out, draft_labels(reports, relative_to=args.out.parent, chipset=chipset))
     cards = sum(1 for r in reports for o in r.objects if o.class_name == CARD_FACE)
     sys.stdout.write(f"wrote {args.out}: {written} photos, {cards} face-up cards, drafts (\"checked\": false) — "
@@ -406,6 +419,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                              "`floorman detect`)")
         command.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads (default 1)")
         command.add_argument("--chipset", type=Path, help="chip set YAML (default: the shipped set)")
+        add_straight_down_argument(command)
     score.set_defaults(handler=run_score)
     draft.set_defaults(handler=run_draft)
 

@@ -1,0 +1,77 @@
+"""Chip stacks counted in a photograph taken straight down, without a calibration (`floorman detect --straight-down`).
+
+Without a calibration the recogniser has no camera model, and every chip box counts as one chip of its top's colour:
+a stack of three is one chip. A photo taken straight down over the table implies a camera model all the same: the
+principal point at the image's centre, the table plane square to the lens axis, its scale (px per mm) told by the
+chips themselves (a chip box clear of the frame and about square is a chip's diameter across), and the camera's
+height unknown (the recogniser's alternatives: the count must hold for any height over `CAMERA_HEIGHTS_MM`, the
+frame's stacks telling it where they can; or the height measured with a tape, `height_mm`). Away from the image's
+centre a stack then shows its side, and the recogniser counts it as with a calibration.
+
+Two kinds of box keep the reading without a camera (one chip, its top's colour): a box at the image's border (a chip
+cut by the frame: its sliver looks like a tall stack's side) and a count given less than `MIN_COUNT_CONFIDENCE` (near
+the image's centre a stack shows no side, and the box's noise then reads as one). Measured in session 24 on
+home-style photo-like frames (`benchmarks/chips_photo.py --straight-down`, README "Chips").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from floorman.vision.chips import ChipReading, ChipRecogniser, Image
+from floorman.vision.chips_geometry import Box, TableCamera
+
+MIN_COUNT_CONFIDENCE = 0.3  # a count less sure than this keeps the reading without a camera: one chip
+_SQUARE = 1.25  # a box whose sides differ by less than this ratio is a chip's diameter across (a chip lying flat)
+_BORDER_PX = 1.0  # a box this close to the image's border is cut by the frame
+
+
+def at_border(box: Box, *, image_size: tuple[int, int]) -> bool:
+    """Whether `box` reaches the image's border (a chip cut by the frame)."""
+    width, height = image_size
+    x1, y1, x2, y2 = box
+    return x1 <= _BORDER_PX or y1 <= _BORDER_PX or x2 >= width - _BORDER_PX or y2 >= height - _BORDER_PX
+
+
+def straight_down_camera(boxes: Sequence[Box], *, image_size: tuple[int, int], chip_diameter_mm: float,
+                         height_mm: float | None = None) -> TableCamera | None:
+    """The camera a photo taken straight down implies: over the image's centre, its scale the median short side
+    of the chip boxes clear of the border and about square (all those clear of the border when none is) over
+    `chip_diameter_mm`; `height_mm` when measured, else assumed (`TableCamera.height_assumed`). None without a
+    chip box clear of the border."""
+    clear = [b for b in boxes if not at_border(b, image_size=image_size) and b[2] > b[0] and b[3] > b[1]]
+    if not clear:
+        return None
+    sides = np.array([(b[2] - b[0], b[3] - b[1]) for b in clear], dtype=np.float64)
+    short, long = sides.min(axis=1), sides.max(axis=1)
+    square = long < _SQUARE * short
+    scale = float(np.median(short[square] if square.any() else short)) / chip_diameter_mm
+    width, height = image_size
+    # table mm (x right, y up in the image) to pixels; y flipped so the camera looks down at the felt
+    image_from_table = np.array([[scale, 0.0, width / 2.0], [0.0, -scale, height / 2.0], [0.0, 0.0, 1.0]])
+    return TableCamera.from_homography(image_from_table, image_size=image_size, height_mm=height_mm)
+
+
+def read_straight_down(image: Image, boxes: Sequence[Box], *, recogniser: ChipRecogniser,
+                       height_mm: float | None = None,
+                       previous: Sequence[ChipReading | None] | None = None) -> list[ChipReading]:
+    """Every chip box of one straight-down photo read with the camera it implies (`straight_down_camera`), a box at
+    the border or a count less sure than `MIN_COUNT_CONFIDENCE` read by `recogniser` (no camera: one chip).
+    `previous`: per box, the last video frame's reading at the same place (`ChipRecogniser.read_evidence`)."""
+    size = (int(image.shape[1]), int(image.shape[0]))
+    plain = recogniser.read_evidence(image, [recogniser.evidence(image, box) for box in boxes], previous=previous)
+    camera = straight_down_camera(boxes, image_size=size, chip_diameter_mm=recogniser.chipset.diameter_mm,
+                                  height_mm=height_mm)
+    if camera is None:
+        return plain
+    counting = ChipRecogniser(recogniser.chipset, camera=camera, offset_net=recogniser.offset_net)
+    inside = [i for i, box in enumerate(boxes) if not at_border(box, image_size=size)]
+    read = counting.read_evidence(image, [counting.evidence(image, boxes[i]) for i in inside],
+                                  previous=None if previous is None else [previous[i] for i in inside])
+    out = list(plain)
+    for i, reading in zip(inside, read, strict=True):
+        if reading.count_confidence >= MIN_COUNT_CONFIDENCE:
+            out[i] = reading
+    return out
