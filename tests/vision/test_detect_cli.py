@@ -120,6 +120,10 @@ def test_bad_inputs_are_named(tmp_path: Path, model: Path) -> None:
     args = parse(["detect", str(tmp_path / "junk.png"), "--model", str(model), "--layout", "oval9"])
     with pytest.raises(ConfigError, match="expected --layout and --calib together"):
         args.handler(args)
+    args = parse(["detect", str(tmp_path / "junk.png"), "--straight-down", "--layout", "oval9", "--calib", "c.yaml"])
+    with pytest.raises(ConfigError, match="--straight-down is for photos without a calibration") as refused:
+        args.handler(args)
+    assert refused.value.field == "--straight-down"
     with pytest.raises(SystemExit):
         parse(["detect", "x.png", "--levels", "320,abc"])
     for bad in ("-5", "0", "20000", "nan"):  # checked before any image is read or model loaded

@@ -186,6 +186,16 @@ def test_rendered_photos_scored_from_their_truth_read_as_floorman_detect_reads_t
     assert main(["photos", "score", str(labels), "--detections", str(saved), "--json"]) == 0
     again = PhotoScore.model_validate_json(capsys.readouterr().out)
     assert again.model_dump(exclude={"model", "conf"}) == result.model_dump(exclude={"model", "conf"})
+    # straight down: `floorman detect --straight-down` saved scores as `photos score --straight-down` reads
+    assert main(["photos", "score", str(labels), "--straight-down", "--json"]) == 0
+    down = PhotoScore.model_validate_json(capsys.readouterr().out)
+    assert down.card_identity == result.card_identity and down.chips.photos == 2
+    assert main(["detect", str(folder), "--json", "--straight-down"]) == 0
+    saved.write_text(capsys.readouterr().out)
+    assert main(["photos", "score", str(labels), "--detections", str(saved), "--json"]) == 0
+    assert PhotoScore.model_validate_json(capsys.readouterr().out).chips == down.chips
+    assert main(["photos", "score", str(labels), "--detections", str(saved), "--straight-down"]) == 2
+    assert "--straight-down reads the photos; a saved output holds the counts" in capsys.readouterr().err
     assert main(["photos", "score", str(labels), "--misses"]) == 0
     text = capsys.readouterr().out
     assert "face-up cards: AP50" in text and f"card identity: {result.card_identity.right} of" in text

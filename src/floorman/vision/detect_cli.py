@@ -350,10 +350,10 @@ def run_detect(args: argparse.Namespace) -> int:
     model = args.model if args.model is not None else default_model()
     detector: Detector = create_detector(OnnxDetectorConfig(
         model=model, conf=args.conf, iou=args.iou, threads=args.threads, levels=args.levels))
-    placement = _placement(args)
-    if args.straight_down and placement is not None:
+    if args.straight_down and args.calib is not None:
         raise ConfigError("--straight-down is for photos without a calibration (with --calib the calibration's "
                           "camera counts the stacks)", field="--straight-down")
+    placement = _placement(args)
     recogniser = _chip_recogniser(args, placement)
     if args.annotate is not None:
         args.annotate.mkdir(parents=True, exist_ok=True)
