@@ -189,7 +189,7 @@ def test_rendered_photos_scored_from_their_truth_read_as_floorman_detect_reads_t
     # straight down: `floorman detect --straight-down` saved scores as `photos score --straight-down` reads
     assert main(["photos", "score", str(labels), "--straight-down", "--json"]) == 0
     down = PhotoScore.model_validate_json(capsys.readouterr().out)
-    assert down.card_identity == result.card_identity and down.chips.photos == 2
+    assert down.card_identity == result.card_identity and down.chips.photos == 2 and down.straight_down
     assert main(["detect", str(folder), "--json", "--straight-down"]) == 0
     saved.write_text(capsys.readouterr().out)
     assert main(["photos", "score", str(labels), "--detections", str(saved), "--json"]) == 0

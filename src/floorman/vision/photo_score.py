@@ -94,6 +94,8 @@ class PhotoScore(BaseModel):
     photos: int
     model: str = Field(description="The detector read with, or the detections file scored.")
     conf: float | None = Field(description="Detections kept from this confidence (None: a saved output's own).")
+    straight_down: bool = Field(default=False, description="Stacks counted as in a photo taken straight down "
+                                "(`--straight-down`); a saved output's counts are its own.")
     card_face: BoxScore
     card_identity: IdentityScore
     card_back: BoxScore
@@ -210,14 +212,15 @@ def _box_score(ap: MeanAveragePrecision, counts: Counter[str]) -> BoxScore:
                     ap50_95=None if math.isnan(ap50_95) else round(ap50_95, 4))
 
 
-def summary(tally: Tally, *, photos: int, model: str, conf: float | None) -> PhotoScore:
+def summary(tally: Tally, *, photos: int, model: str, conf: float | None, straight_down: bool = False) -> PhotoScore:
     cards = tally.identity["cards"]
     n = max(tally.chip_photos, 1)
     colours = {word: ColourScore(chips=tally.chips_truth[word], counted=tally.chips_counted[word],
                                  exact=round(tally.chips_exact[word] / n, 4),
                                  mean_absolute_error=round(tally.chips_error[word] / n, 4)) for word in tally.words}
     return PhotoScore(
-        photos=photos, model=model, conf=conf, card_face=_box_score(tally.faces, tally.face_counts),
+        photos=photos, model=model, conf=conf, straight_down=straight_down,
+        card_face=_box_score(tally.faces, tally.face_counts),
         card_identity=IdentityScore(cards=cards, right=tally.identity["right"], wrong=tally.identity["wrong"],
                                     unread=tally.identity["unread"], missed=tally.identity["missed"],
                                     accuracy=round(tally.identity["right"] / cards, 4) if cards else None),
@@ -311,7 +314,8 @@ def run_score(args: argparse.Namespace) -> int:
                                    straight_down=args.straight_down)
         score_photo(tally, photo.label, report, name=photo.path.name)
     model = str(args.detections) if saved is not None else str(args.model or default_model())
-    result = summary(tally, photos=len(photos), model=model, conf=None if saved is not None else args.conf)
+    result = summary(tally, photos=len(photos), model=model, conf=None if saved is not None else args.conf,
+                     straight_down=args.straight_down)
     sys.stdout.write(result.model_dump_json() + "\n" if args.json else format_score(result, misses=args.misses))
     return 0
 
@@ -327,7 +331,8 @@ def format_score(result: PhotoScore, *, misses: bool = False) -> str:
     ident = result.card_identity
     source = f"detections {result.model}" if result.conf is None else f"detector {Path(result.model).name}, " \
         f"confidence >= {result.conf}"
-    lines = [f"{result.photos} photos, {source}, no calibration",
+    how = ", stacks counted as seen straight down" if result.straight_down else ""
+    lines = [f"{result.photos} photos, {source}, no calibration{how}",
              f"face-up cards: {_ap(result.card_face)}   (target: AP50 >= 0.8)"]
     if ident.cards:
         lines.append(f"card identity: {ident.right} of {ident.cards} right ({100.0 * (ident.accuracy or 0.0):.1f} %); "
