@@ -4,7 +4,8 @@ Each object: class, box in pixels, confidence; with `--layout` and `--calib`, th
 to table millimetres and the zone there. Each face-up card is read by the card recogniser (`identity`, e.g. "10H",
 with `identity_confidence`; null when unsure). Each chip box is read by the chip recogniser (`chips`: values bottom
 to top, `count`, `identity` the top chip's value); with a calibration a stack's position is its fitted foot and
-its count comes from its geometry (`count_confidence`), without one the count is not measured (confidence 0).
+its count comes from its geometry (`count_confidence`), without one the count is not measured (confidence 0) unless
+`--straight-down` (a photo taken straight down: the camera it implies counts the stacks, `vision.straight_down`).
 """
 
 from __future__ import annotations
