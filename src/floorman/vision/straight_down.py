@@ -66,7 +66,10 @@ def read_straight_down(image: Image, boxes: Sequence[Box], *, recogniser: ChipRe
                                   height_mm=height_mm)
     if camera is None:
         return plain
-    counting = ChipRecogniser(recogniser.chipset, camera=camera, offset_net=recogniser.offset_net)
+    counting = ChipRecogniser(recogniser.chipset, camera=camera, max_count=recogniser.max_count,
+                              box_sigma_px=recogniser.box_sigma_px, refine=recogniser.refine,
+                              log_prior=recogniser.log_prior, height_from_frame=recogniser.height_from_frame,
+                              offset_net=recogniser.offset_net)  # `recogniser`'s settings, with the camera
     inside = [i for i, box in enumerate(boxes) if not at_border(box, image_size=size)]
     read = counting.read_evidence(image, [counting.evidence(image, boxes[i]) for i in inside],
                                   previous=None if previous is None else [previous[i] for i in inside])
