@@ -9,7 +9,7 @@ from floorman.datasets.camera import Camera
 from floorman.datasets.render import Renderer
 from floorman.datasets.scene import ChipStack, DetectorClass, Lighting, Scene
 from floorman.vision.chips import ChipRecogniser
-from floorman.vision.straight_down import at_border, read_straight_down, straight_down_camera
+from floorman.vision.straight_down import at_border, read_straight_down, size_change, straight_down_camera
 
 CHIPSET = ChipSet.default()
 SIZE = (2400, 1600)
@@ -79,3 +79,26 @@ def test_a_box_at_the_border_keeps_the_reading_without_a_camera() -> None:
     plain = ChipRecogniser(CHIPSET)
     read = read_straight_down(np.ascontiguousarray(cut), shifted, recogniser=plain)
     assert read[0].count == 1 and read[0].count_confidence == 0.0
+
+
+def _chip_boxes(gain: float, count: int = 12) -> list[tuple[float, float, float, float]]:
+    """Square chip boxes spread over the photo, 120 px across at its centre and `gain` times more at its right side
+    (linearly across: the table nearer the camera there)."""
+    rng = np.random.default_rng(24)
+    boxes = []
+    for _ in range(count):
+        u, v = float(rng.uniform(300, SIZE[0] - 300)), float(rng.uniform(300, SIZE[1] - 300))
+        half = 60.0 * (1.0 + gain * (u - SIZE[0] / 2) / (SIZE[0] / 2))
+        boxes.append((u - half, v - half, u + half, v + half))
+    return boxes
+
+
+def test_chips_growing_across_the_photo_tell_a_tilted_camera_and_no_camera_is_implied() -> None:
+    level = _chip_boxes(0.0)
+    assert straight_down_camera(level, image_size=SIZE, chip_diameter_mm=39.0) is not None
+    assert size_change(level, image_size=SIZE) == pytest.approx(0.0, abs=1e-6)
+    tilted = _chip_boxes(0.08)  # 8 % larger at the right side than at the centre: a camera tilted some 10 degrees
+    assert size_change(tilted, image_size=SIZE) == pytest.approx(0.08, rel=1e-3)
+    assert straight_down_camera(tilted, image_size=SIZE, chip_diameter_mm=39.0) is None
+    assert size_change(tilted[:3], image_size=SIZE) is None  # too few chips to tell: taken as straight down
+    assert straight_down_camera(tilted[:3], image_size=SIZE, chip_diameter_mm=39.0) is not None

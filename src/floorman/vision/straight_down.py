@@ -10,12 +10,15 @@ centre a stack then shows its side, and the recogniser counts it as with a calib
 
 Two kinds of box keep the reading without a camera (one chip, its top's colour): a box at the image's border (a chip
 cut by the frame: its sliver looks like a tall stack's side) and a count given less than `MIN_COUNT_CONFIDENCE` (near
-the image's centre a stack shows no side, and the box's noise then reads as one). Measured in session 24 on
-home-style photo-like frames (`benchmarks/chips_photo.py --straight-down`, README "Chips").
+the image's centre a stack shows no side, and the box's noise then reads as one). A photo whose chips grow across it
+(`size_change` over `MAX_SIZE_CHANGE`: taken tilted, its nadir off the image's centre, where this camera would look
+for the stacks' sides in the wrong direction and count single chips as stacks) keeps every reading without a camera.
+Measured in session 24 on home-style photo-like frames (`benchmarks/chips_photo.py --straight-down`; README, Detector).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 import numpy as np
@@ -23,9 +26,13 @@ import numpy as np
 from floorman.vision.chips import ChipReading, ChipRecogniser, Image
 from floorman.vision.chips_geometry import Box, TableCamera
 
+MAX_SIZE_CHANGE = 0.05  # chips this much larger at the image's side than at its centre: the photo is tilted
+_MIN_FIT = 4  # square chip boxes needed to tell a tilt
 MIN_COUNT_CONFIDENCE = 0.3  # a count less sure than this keeps the reading without a camera: one chip
 _SQUARE = 1.25  # a box whose sides differ by less than this ratio is a chip's diameter across (a chip lying flat)
 _BORDER_PX = 1.0  # a box this close to the image's border is cut by the frame
+
+log = logging.getLogger(__name__)
 
 
 def at_border(box: Box, *, image_size: tuple[int, int]) -> bool:
@@ -35,12 +42,29 @@ def at_border(box: Box, *, image_size: tuple[int, int]) -> bool:
     return x1 <= _BORDER_PX or y1 <= _BORDER_PX or x2 >= width - _BORDER_PX or y2 >= height - _BORDER_PX
 
 
+def size_change(boxes: Sequence[Box], *, image_size: tuple[int, int]) -> float | None:
+    """How much larger the chips seem at the image's side than at its centre, relative (the size of the square
+    `boxes` fitted as a plane over the image, its slope times half the image's width over its value at the centre):
+    a camera tilted from vertical sees the table nearer on one side. None with fewer than _MIN_FIT boxes."""
+    if len(boxes) < _MIN_FIT:
+        return None
+    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    size = np.minimum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+    u = (b[:, 0] + b[:, 2]) / 2.0 - image_size[0] / 2.0
+    v = (b[:, 1] + b[:, 3]) / 2.0 - image_size[1] / 2.0
+    coef, *_ = np.linalg.lstsq(np.column_stack([np.ones_like(u), u, v]), size, rcond=None)
+    if not coef[0] > 0:
+        return None
+    return float(np.hypot(coef[1], coef[2]) * image_size[0] / 2.0 / coef[0])
+
+
 def straight_down_camera(boxes: Sequence[Box], *, image_size: tuple[int, int], chip_diameter_mm: float,
                          height_mm: float | None = None) -> TableCamera | None:
     """The camera a photo taken straight down implies: over the image's centre, its scale the median short side
     of the chip boxes clear of the border and about square (all those clear of the border when none is) over
     `chip_diameter_mm`; `height_mm` when measured, else assumed (`TableCamera.height_assumed`). None without a
-    chip box clear of the border."""
+    chip box clear of the border, or when the square ones grow across the photo by more than `MAX_SIZE_CHANGE`
+    (`size_change`: a camera tilted from vertical, whose stacks' sides show elsewhere than this camera puts them)."""
     clear = [b for b in boxes if not at_border(b, image_size=image_size) and b[2] > b[0] and b[3] > b[1]]
     if not clear:
         return None
@@ -49,6 +73,10 @@ def straight_down_camera(boxes: Sequence[Box], *, image_size: tuple[int, int], c
     square = long < _SQUARE * short
     scale = float(np.median(short[square] if square.any() else short)) / chip_diameter_mm
     width, height = image_size
+    change = size_change([b for b, s in zip(clear, square, strict=True) if s], image_size=image_size)
+    if change is not None and change > MAX_SIZE_CHANGE:
+        log.info("chips %.0f %% larger on one side of the photo than on the other: not straight down", 200 * change)
+        return None
     # table mm (x right, y up in the image) to pixels; y flipped so the camera looks down at the felt
     image_from_table = np.array([[scale, 0.0, width / 2.0], [0.0, -scale, height / 2.0], [0.0, 0.0, 1.0]])
     return TableCamera.from_homography(image_from_table, image_size=image_size, height_mm=height_mm)
