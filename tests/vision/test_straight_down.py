@@ -100,5 +100,8 @@ def test_chips_growing_across_the_photo_tell_a_tilted_camera_and_no_camera_is_im
     tilted = _chip_boxes(0.08)  # 8 % larger at the right side than at the centre: a camera tilted some 10 degrees
     assert size_change(tilted, image_size=SIZE) == pytest.approx(0.08, rel=1e-3)
     assert straight_down_camera(tilted, image_size=SIZE, chip_diameter_mm=39.0) is None
+    x1, y1, _, _ = level[0]
+    covered = [(x1, y1, x1 + 80.0, y1 + 80.0), *level[1:]]  # a chip two-thirds the others' size: partly covered
+    assert size_change(covered, image_size=SIZE) == pytest.approx(0.0, abs=1e-6)
     assert size_change(tilted[:3], image_size=SIZE) is None  # too few chips to tell: taken as straight down
     assert straight_down_camera(tilted[:3], image_size=SIZE, chip_diameter_mm=39.0) is not None

@@ -28,6 +28,7 @@ from floorman.vision.chips_geometry import Box, TableCamera
 
 MAX_SIZE_CHANGE = 0.05  # chips this much larger at the image's side than at its centre: the photo is tilted
 _MIN_FIT = 4  # square chip boxes needed to tell a tilt
+_FIT_OUTLIER = 0.08  # a box this far off the first fit's size is left out of the second
 MIN_COUNT_CONFIDENCE = 0.3  # a count less sure than this keeps the reading without a camera: one chip
 _SQUARE = 1.25  # a box whose sides differ by less than this ratio is a chip's diameter across (a chip lying flat)
 _BORDER_PX = 1.0  # a box this close to the image's border is cut by the frame
@@ -45,14 +46,20 @@ def at_border(box: Box, *, image_size: tuple[int, int]) -> bool:
 def size_change(boxes: Sequence[Box], *, image_size: tuple[int, int]) -> float | None:
     """How much larger the chips seem at the image's side than at its centre, relative (the size of the square
     `boxes` fitted as a plane over the image, its slope times half the image's width over its value at the centre):
-    a camera tilted from vertical sees the table nearer on one side. None with fewer than _MIN_FIT boxes."""
+    a camera tilted from vertical sees the table nearer on one side; fitted again without the boxes `_FIT_OUTLIER` off
+    the first fit. None with fewer than _MIN_FIT boxes."""
     if len(boxes) < _MIN_FIT:
         return None
     b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     size = np.minimum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
     u = (b[:, 0] + b[:, 2]) / 2.0 - image_size[0] / 2.0
     v = (b[:, 1] + b[:, 3]) / 2.0 - image_size[1] / 2.0
-    coef, *_ = np.linalg.lstsq(np.column_stack([np.ones_like(u), u, v]), size, rcond=None)
+    design = np.column_stack([np.ones_like(u), u, v])
+    coef, *_ = np.linalg.lstsq(design, size, rcond=None)
+    fitted = design @ coef
+    kept = np.abs(size - fitted) <= _FIT_OUTLIER * np.abs(fitted)  # a chip partly covered, a box's miss
+    if _MIN_FIT <= int(kept.sum()) < len(size):
+        coef, *_ = np.linalg.lstsq(design[kept], size[kept], rcond=None)
     if not coef[0] > 0:
         return None
     return float(np.hypot(coef[1], coef[2]) * image_size[0] / 2.0 / coef[0])
