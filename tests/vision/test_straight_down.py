@@ -105,3 +105,18 @@ def test_chips_growing_across_the_photo_tell_a_tilted_camera_and_no_camera_is_im
     assert size_change(covered, image_size=SIZE) == pytest.approx(0.0, abs=1e-6)
     assert size_change(tilted[:3], image_size=SIZE) is None  # too few chips to tell: taken as straight down
     assert straight_down_camera(tilted[:3], image_size=SIZE, chip_diameter_mm=39.0) is not None
+
+
+def test_a_box_wider_than_any_stack_or_a_count_at_the_end_of_the_range_is_one_chip() -> None:
+    stacks = [(380.0, 150.0, (100, 100, 100)), (-380.0, -150.0, (500, 500)), (300.0, -200.0, (25,)),
+              (-250.0, 200.0, (1000,)), (-100.0, -250.0, (5000,))]
+    image, boxes = _rendered(stacks)
+    x1, y1, x2, y2 = boxes[2]
+    grown = 0.6 * (x2 - x1)  # the single 25 boxed with the felt round it: 2.2 chips across each way
+    wide = [*boxes, (x1 - grown, y1 - grown, x2 + grown, y2 + grown)]
+    read = read_straight_down(image, wide, recogniser=ChipRecogniser(CHIPSET))
+    assert read[-1].count == 1 and read[-1].count_confidence == 0.0
+    assert [r.count for r in read[:2]] == [3, 2]
+    # a recogniser that counts up to 3: the stack of 3 is at the end of its range, not measured
+    short = read_straight_down(image, boxes, recogniser=ChipRecogniser(CHIPSET, max_count=3))
+    assert [r.count for r in short[:2]] == [1, 2] and short[0].count_confidence == 0.0

@@ -22,6 +22,7 @@ import logging
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from floorman.vision.chips import ChipReading, ChipRecogniser, Image
 from floorman.vision.chips_geometry import Box, TableCamera
@@ -32,6 +33,9 @@ _FIT_OUTLIER = 0.08  # a box this far off the first fit's size is left out of th
 MIN_COUNT_CONFIDENCE = 0.3  # a count less sure than this keeps the reading without a camera: one chip
 _SQUARE = 1.25  # a box whose sides differ by less than this ratio is a chip's diameter across (a chip lying flat)
 _BORDER_PX = 1.0  # a box this close to the image's border is cut by the frame
+# A stack's box is a chip swept along its side, out from the nadir: its short side at most ~1.6 chips (20 chips seen
+# diagonally from 1 m, 0.5 m out); a box wider than this many chips across is no stack
+_WIDEST = 1.6
 
 log = logging.getLogger(__name__)
 
@@ -65,25 +69,42 @@ def size_change(boxes: Sequence[Box], *, image_size: tuple[int, int]) -> float |
     return float(np.hypot(coef[1], coef[2]) * image_size[0] / 2.0 / coef[0])
 
 
+def _clear(boxes: Sequence[Box], *, image_size: tuple[int, int]) -> tuple[list[Box], npt.NDArray[np.bool_]]:
+    """The boxes clear of the border, and which of them are about square and of about the others' size (a chip lying
+    flat; not a chip boxed with what lies round it, `_WIDEST`)."""
+    clear = [b for b in boxes if not at_border(b, image_size=image_size) and b[2] > b[0] and b[3] > b[1]]
+    sides = np.array([(b[2] - b[0], b[3] - b[1]) for b in clear], dtype=np.float64).reshape(-1, 2)
+    short, long = sides.min(axis=1), sides.max(axis=1)
+    typical = float(np.median(short)) if len(short) else 0.0
+    return clear, (long < _SQUARE * short) & (short <= _WIDEST * typical) & (short >= typical / _WIDEST)
+
+
+def chip_size_px(boxes: Sequence[Box], *, image_size: tuple[int, int]) -> float | None:
+    """A chip's diameter across in this photo: the median short side of the chip boxes clear of the border and about
+    square (of all those clear of the border when none is). None without a box clear of the border."""
+    clear, square = _clear(boxes, image_size=image_size)
+    if not clear:
+        return None
+    short = np.array([min(b[2] - b[0], b[3] - b[1]) for b in clear], dtype=np.float64)
+    return float(np.median(short[square] if square.any() else short))
+
+
 def straight_down_camera(boxes: Sequence[Box], *, image_size: tuple[int, int], chip_diameter_mm: float,
                          height_mm: float | None = None) -> TableCamera | None:
-    """The camera a photo taken straight down implies: over the image's centre, its scale the median short side
-    of the chip boxes clear of the border and about square (all those clear of the border when none is) over
+    """The camera a photo taken straight down implies: over the image's centre, its scale `chip_size_px` over
     `chip_diameter_mm`; `height_mm` when measured, else assumed (`TableCamera.height_assumed`). None without a
     chip box clear of the border, or when the square ones grow across the photo by more than `MAX_SIZE_CHANGE`
     (`size_change`: a camera tilted from vertical, whose stacks' sides show elsewhere than this camera puts them)."""
-    clear = [b for b in boxes if not at_border(b, image_size=image_size) and b[2] > b[0] and b[3] > b[1]]
-    if not clear:
+    chip_px = chip_size_px(boxes, image_size=image_size)
+    if chip_px is None:
         return None
-    sides = np.array([(b[2] - b[0], b[3] - b[1]) for b in clear], dtype=np.float64)
-    short, long = sides.min(axis=1), sides.max(axis=1)
-    square = long < _SQUARE * short
-    scale = float(np.median(short[square] if square.any() else short)) / chip_diameter_mm
-    width, height = image_size
-    change = size_change([b for b, s in zip(clear, square, strict=True) if s], image_size=image_size)
+    clear, square = _clear(boxes, image_size=image_size)
+    change = size_change([b for b, flat in zip(clear, square, strict=True) if flat], image_size=image_size)
     if change is not None and change > MAX_SIZE_CHANGE:
         log.info("chips %.0f %% larger on one side of the photo than on the other: not straight down", 200 * change)
         return None
+    scale = chip_px / chip_diameter_mm
+    width, height = image_size
     # table mm (x right, y up in the image) to pixels; y flipped so the camera looks down at the felt
     image_from_table = np.array([[scale, 0.0, width / 2.0], [0.0, -scale, height / 2.0], [0.0, 0.0, 1.0]])
     return TableCamera.from_homography(image_from_table, image_size=image_size, height_mm=height_mm)
@@ -92,8 +113,10 @@ def straight_down_camera(boxes: Sequence[Box], *, image_size: tuple[int, int], c
 def read_straight_down(image: Image, boxes: Sequence[Box], *, recogniser: ChipRecogniser,
                        height_mm: float | None = None,
                        previous: Sequence[ChipReading | None] | None = None) -> list[ChipReading]:
-    """Every chip box of one straight-down photo read with the camera it implies (`straight_down_camera`), a box at
-    the border or a count less sure than `MIN_COUNT_CONFIDENCE` read by `recogniser` (no camera: one chip).
+    """Every chip box of one straight-down photo read with the camera it implies (`straight_down_camera`); a box at
+    the border, a box wider across than any stack (`_WIDEST` chips: two chips boxed as one, a chip with the card
+    under it), a count less sure than `MIN_COUNT_CONFIDENCE` or one at the recogniser's `max_count` (the fit run out
+    of counts, not a stack measured) read by `recogniser` (no camera: one chip).
     `previous`: per box, the last video frame's reading at the same place (`ChipRecogniser.read_evidence`)."""
     size = (int(image.shape[1]), int(image.shape[0]))
     plain = recogniser.read_evidence(image, [recogniser.evidence(image, box) for box in boxes], previous=previous)
@@ -105,11 +128,14 @@ def read_straight_down(image: Image, boxes: Sequence[Box], *, recogniser: ChipRe
                               box_sigma_px=recogniser.box_sigma_px, refine=recogniser.refine,
                               log_prior=recogniser.log_prior, height_from_frame=recogniser.height_from_frame,
                               offset_net=recogniser.offset_net)  # `recogniser`'s settings, with the camera
-    inside = [i for i, box in enumerate(boxes) if not at_border(box, image_size=size)]
+    chip_px = chip_size_px(boxes, image_size=size)
+    assert chip_px is not None  # there is a camera
+    inside = [i for i, box in enumerate(boxes)
+              if not at_border(box, image_size=size) and min(box[2] - box[0], box[3] - box[1]) <= _WIDEST * chip_px]
     read = counting.read_evidence(image, [counting.evidence(image, boxes[i]) for i in inside],
                                   previous=None if previous is None else [previous[i] for i in inside])
     out = list(plain)
     for i, reading in zip(inside, read, strict=True):
-        if reading.count_confidence >= MIN_COUNT_CONFIDENCE:
+        if reading.count_confidence >= MIN_COUNT_CONFIDENCE and reading.count < counting.max_count:
             out[i] = reading
     return out
