@@ -8,12 +8,14 @@ height unknown (the recogniser's alternatives: the count must hold for any heigh
 frame's stacks telling it where they can; or the height measured with a tape, `height_mm`). Away from the image's
 centre a stack then shows its side, and the recogniser counts it as with a calibration.
 
-Two kinds of box keep the reading without a camera (one chip, its top's colour): a box at the image's border (a chip
-cut by the frame: its sliver looks like a tall stack's side) and a count given less than `MIN_COUNT_CONFIDENCE` (near
-the image's centre a stack shows no side, and the box's noise then reads as one). A photo whose chips grow across it
-(`size_change` over `MAX_SIZE_CHANGE`: taken tilted, its nadir off the image's centre, where this camera would look
-for the stacks' sides in the wrong direction and count single chips as stacks) keeps every reading without a camera.
-Measured in session 24 on home-style photo-like frames (`benchmarks/chips_photo.py --straight-down`; README, Detector).
+These keep the reading without a camera (one chip, its top's colour): a box at the image's border (a chip cut by the
+frame: its sliver looks like a tall stack's side), a box wider across than any stack (`_WIDEST`: a chip boxed with the
+card under it), a count given less than `MIN_COUNT_CONFIDENCE` (near the image's centre a stack shows no side, and the
+box's noise then reads as one) and a count at the end of the recogniser's range (the fit run out of counts). A photo
+whose chips grow across it (`size_change` over `MAX_SIZE_CHANGE`: taken tilted, its nadir off the image's centre,
+where this camera would look for the stacks' sides in the wrong direction and count single chips as stacks) keeps
+every reading without a camera. Measured in session 24 on home-style photo-like frames (`benchmarks/chips_photo.py
+--straight-down`; README, Detector).
 """
 
 from __future__ import annotations
@@ -120,16 +122,15 @@ def read_straight_down(image: Image, boxes: Sequence[Box], *, recogniser: ChipRe
     `previous`: per box, the last video frame's reading at the same place (`ChipRecogniser.read_evidence`)."""
     size = (int(image.shape[1]), int(image.shape[0]))
     plain = recogniser.read_evidence(image, [recogniser.evidence(image, box) for box in boxes], previous=previous)
+    chip_px = chip_size_px(boxes, image_size=size)
     camera = straight_down_camera(boxes, image_size=size, chip_diameter_mm=recogniser.chipset.diameter_mm,
                                   height_mm=height_mm)
-    if camera is None:
+    if camera is None or chip_px is None:
         return plain
     counting = ChipRecogniser(recogniser.chipset, camera=camera, max_count=recogniser.max_count,
                               box_sigma_px=recogniser.box_sigma_px, refine=recogniser.refine,
                               log_prior=recogniser.log_prior, height_from_frame=recogniser.height_from_frame,
                               offset_net=recogniser.offset_net)  # `recogniser`'s settings, with the camera
-    chip_px = chip_size_px(boxes, image_size=size)
-    assert chip_px is not None  # there is a camera
     inside = [i for i, box in enumerate(boxes)
               if not at_border(box, image_size=size) and min(box[2] - box[0], box[3] - box[1]) <= _WIDEST * chip_px]
     read = counting.read_evidence(image, [counting.evidence(image, boxes[i]) for i in inside],
