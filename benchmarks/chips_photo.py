@@ -1,7 +1,7 @@
 """Chips counted per colour on photo-like frames, as `floorman detect IMAGE --json` counts them (no calibration).
 
     .venv/bin/python benchmarks/chips_photo.py [--frames 30] [--seed 95121] [--size 3000x2000] [--model M]
-                                               [--straight-down] [--verbose]
+                                               [--straight-down] [--tilt DEG] [--verbose]
 
 Each frame is a home-style scene (`datasets.random_sample(..., style=SceneStyle.HOME)`: a light-wood table shot
 straight down and close, 2-16 mostly single chips, sometimes a chip rack at the side), camera effects on, drawn
@@ -16,6 +16,7 @@ of the scene (racks excluded):
   chip: no count without a calibration, unless `--straight-down`), counts wrong (of single chips and of stacks),
   top colour wrong, objects missed (by visibility), and detector boxes that match no chip object (in frames with a
   rack and without).
+`--tilt DEG` turns each camera DEG off vertical, as a photo taken by hand (the tilt check of `--straight-down`).
 `--straight-down` counts the stacks as `floorman detect --straight-down` does (`vision.straight_down`: the camera a
 straight-down photo implies, over the image's centre, scaled by the chips).
 --verbose prints every wrong colour, miss and extra box.
@@ -41,6 +42,7 @@ from floorman.datasets.scene import DetectorClass
 from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.detect_cli import chip_totals, counted_chips, default_model, read_chips
 from floorman.vision.detector import Detector, OnnxDetectorConfig, box_iou, create_detector
+from photo_effects import tilted  # the benchmarks folder is no package
 
 MATCH_IOU = 0.5
 
@@ -98,6 +100,8 @@ def diagnose(totals: Totals, chips: list[ObjectTruth], boxes: np.ndarray, readin
 def run_frame(index: int, args: argparse.Namespace, detector: Detector, totals: Totals) -> None:
     rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index,)))
     scene, camera = random_sample(rng, size=args.size, style=SceneStyle.HOME)
+    if args.tilt:  # a photo taken by hand off vertical: the camera turned about its target, from a random side
+        camera = tilted(camera, args.tilt, azimuth_deg=float(rng.uniform(0.0, 360.0)))
     result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects.random(rng), rng=rng)
     chipset: ChipSet = scene.chipset
     chips = [o for o in result.objects if o.cls == DetectorClass.CHIP and o.box[2] > o.box[0] and o.box[3] > o.box[1]]
@@ -131,6 +135,8 @@ def main() -> int:
     parser.add_argument("--model", help="ONNX detector (default: the shipped INT8 model)")
     parser.add_argument("--straight-down", action="store_true", help="count stacks as `floorman detect "
                         "--straight-down` does (a camera over the image's centre implied)")
+    parser.add_argument("--tilt", type=float, default=0.0, metavar="DEG", help="turn each photo's camera this "
+                        "many degrees off vertical about its target (`photo_effects.tilted`; default 0: as drawn)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
     detector = create_detector(OnnxDetectorConfig(model=args.model or default_model()))
@@ -142,6 +148,7 @@ def main() -> int:
     n = max(totals.frames, 1)
     out = sys.stdout
     out.write(f"chips per colour: {args.frames} home-style frames of {args.size[0]}x{args.size[1]}, seed {args.seed}, "
+              f"{f'tilted {args.tilt:g} degrees, ' if args.tilt else ''}"
               f"no calibration{', straight down' if args.straight_down else ''}, "
               f"{time.perf_counter() - started:.0f} s\n")
     out.write(f"  {'exact per colour (share of frames)':<40} "
