@@ -121,22 +121,23 @@ def read_straight_down(image: Image, boxes: Sequence[Box], *, recogniser: ChipRe
     of counts, not a stack measured) read by `recogniser` (no camera: one chip).
     `previous`: per box, the last video frame's reading at the same place (`ChipRecogniser.read_evidence`)."""
     size = (int(image.shape[1]), int(image.shape[0]))
-    plain = recogniser.read_evidence(image, [recogniser.evidence(image, box) for box in boxes], previous=previous)
     chip_px = chip_size_px(boxes, image_size=size)
     camera = straight_down_camera(boxes, image_size=size, chip_diameter_mm=recogniser.chipset.diameter_mm,
                                   height_mm=height_mm)
-    if camera is None or chip_px is None:
-        return plain
-    counting = ChipRecogniser(recogniser.chipset, camera=camera, max_count=recogniser.max_count,
-                              box_sigma_px=recogniser.box_sigma_px, refine=recogniser.refine,
-                              log_prior=recogniser.log_prior, height_from_frame=recogniser.height_from_frame,
-                              offset_net=recogniser.offset_net)  # `recogniser`'s settings, with the camera
-    inside = [i for i, box in enumerate(boxes)
-              if not at_border(box, image_size=size) and min(box[2] - box[0], box[3] - box[1]) <= _WIDEST * chip_px]
-    read = counting.read_evidence(image, [counting.evidence(image, boxes[i]) for i in inside],
-                                  previous=None if previous is None else [previous[i] for i in inside])
-    out = list(plain)
-    for i, reading in zip(inside, read, strict=True):
-        if reading.count_confidence >= MIN_COUNT_CONFIDENCE and reading.count < counting.max_count:
-            out[i] = reading
-    return out
+    counted: dict[int, ChipReading] = {}
+    if camera is not None and chip_px is not None:
+        counting = ChipRecogniser(recogniser.chipset, camera=camera, max_count=recogniser.max_count,
+                                  box_sigma_px=recogniser.box_sigma_px, refine=recogniser.refine,
+                                  log_prior=recogniser.log_prior, height_from_frame=recogniser.height_from_frame,
+                                  offset_net=recogniser.offset_net)  # `recogniser`'s settings, with the camera
+        inside = [i for i, box in enumerate(boxes) if not at_border(box, image_size=size)
+                  and min(box[2] - box[0], box[3] - box[1]) <= _WIDEST * chip_px]
+        read = counting.read_evidence(image, [counting.evidence(image, boxes[i]) for i in inside],
+                                      previous=None if previous is None else [previous[i] for i in inside])
+        counted = {i: r for i, r in zip(inside, read, strict=True)
+                   if r.count_confidence >= MIN_COUNT_CONFIDENCE and r.count < counting.max_count}
+    rest = [i for i in range(len(boxes)) if i not in counted]  # read once, without a camera: one chip each
+    plain = recogniser.read_evidence(image, [recogniser.evidence(image, boxes[i]) for i in rest],
+                                     previous=None if previous is None else [previous[i] for i in rest])
+    counted.update(zip(rest, plain, strict=True))
+    return [counted[i] for i in range(len(boxes))]
