@@ -47,6 +47,9 @@ class SeenChips:
     count_confidence: float = 0.0  # of the number of chips (0: not measured, e.g. a camera straight above)
     visible_fraction: float = 1.0  # share of the stack seen uncovered
     track_id: int | None = None
+    # log p(the camera's evidence | count) for counts 1, 2, ... up to a constant (empty when the count was not
+    # measured): how several cameras' views of one stack combine (`floorman.vision.fusion`); not kept in states files
+    count_log_likelihood: tuple[float, ...] = ()
 
     @property
     def count(self) -> int:

@@ -166,6 +166,15 @@ def read_states_as_made(path: Path) -> list[TableState]:
     return states
 
 
+def stored_dict(state: TableState) -> dict[str, Any]:
+    """`state` as a states file's line holds it: every field but the stacks' count log-likelihoods (up to 30 numbers
+    a stack, for fusing cameras' views: the harness scores one camera's states)."""
+    data = asdict(state)
+    for chips in data["chips"]:
+        chips.pop("count_log_likelihood", None)
+    return data
+
+
 def cached_states(path: Path, *, header: StatesHeader, make: Iterable[TableState]) -> Iterator[TableState]:
     """The stored states when `path` matches `header`; else those of `make`, stored as they go by."""
     stored = read_states(path, expected=header)
@@ -178,7 +187,7 @@ def cached_states(path: Path, *, header: StatesHeader, make: Iterable[TableState
         with partial.open("w", encoding="utf-8") as f:
             f.write(header.model_dump_json() + "\n")
             for state in make:
-                f.write(json.dumps(asdict(state), separators=(",", ":")) + "\n")
+                f.write(json.dumps(stored_dict(state), separators=(",", ":")) + "\n")
                 yield state
         partial.replace(path)
     finally:

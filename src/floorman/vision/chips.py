@@ -194,6 +194,9 @@ class ChipReading:
     base_mm: tuple[float, float] | None = None  # the stack's foot on the felt (needs a camera model)
     px_per_chip: float = 0.0
     top_score: float = 0.0  # the top's colour match score (`ColourMatch.confidence`; no probability, see TOP_RIGHT)
+    # log p(this camera's evidence | count) for counts 1..max_count, up to a constant (empty without a count): what
+    # another camera's reading of the same stack is combined with (`vision.fusion`)
+    count_log_likelihood: tuple[float, ...] = ()
 
     @property
     def count(self) -> int:
@@ -293,7 +296,7 @@ class ChipRecogniser:
         below, agreement = self._side(image, fit, match, previous=held)
         return ChipReading(denominations=(*below, match.value), confidence=top_right(match.confidence) * agreement,
                            count_confidence=fit.count_confidence, base_mm=fit.base_mm, px_per_chip=fit.px_per_chip,
-                           top_score=match.confidence)
+                           top_score=match.confidence, count_log_likelihood=fit.log_likelihood)
 
     def _frame_light(self, image: Image) -> Bgr | None:
         """The frame's light (`chips_colour.scene_light`), found once per frame: the boxes of one frame are read

@@ -281,7 +281,8 @@ def _chips(detections: Detections, i: int, reading: ChipReading, *, zone: str | 
     return SeenChips(box=_box(detections, i), confidence=float(detections.confidence[i]),
                      position_mm=_position(detections, i), zone=zone, denominations=reading.denominations,
                      denomination_confidence=float(reading.confidence),
-                     count_confidence=float(reading.count_confidence), track_id=_track(detections, i))
+                     count_confidence=float(reading.count_confidence), track_id=_track(detections, i),
+                     count_log_likelihood=reading.count_log_likelihood)
 
 
 HAND_TOWARDS_TIPS = 0.25

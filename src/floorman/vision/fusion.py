@@ -1,0 +1,145 @@
+"""Several cameras' views of one table at one moment, fused in table millimetres into one `TableState`.
+
+A stack's chips show as its side, and a camera sees no side of the stacks under it: from one camera looking
+straight down, the stacks near its nadir keep their counts unsure (README, "Where to put the camera"). Two cameras
+facing each other across the table see a side of every stack. Each calibrated camera's `TableStateBuilder` reads
+its own frame; `fuse_states` then joins the objects that lie at the same place on the felt:
+
+- a chip stack seen by several cameras (their feet within `same_stack_mm`, one stack per camera) gets the count
+  that all their evidence makes likeliest: the cameras' count log-likelihoods (`SeenChips.count_log_likelihood`)
+  summed under the recogniser's count prior, its confidence as `chips_geometry.count_choice` gives it. The values
+  are those of the surest reading of that count (of no reading when none read that count: confidence 0), the
+  place that reading's foot. Readings without a likelihood (a saved states file, an uncalibrated camera) give the
+  surest count alone;
+- a card seen by several cameras (centres within `same_card_mm`, the same face, identities that do not disagree)
+  keeps the surest identity;
+- hands closer than `same_hand_mm` are one hand (the surest box); the dealer button is the surest one.
+
+Objects one camera alone saw are kept as it saw them. Boxes stay in the pixels of the camera whose reading was
+kept, so the fused state's boxes are of mixed frames; positions and zones are what it is for. The cameras must be
+calibrated to the same table layout (their states hold `position_mm`); objects without a position (no calibration)
+cannot be matched and are kept as they are.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+import numpy as np
+
+from floorman.core.table_state import PointMm, SeenCard, SeenChips, SeenHand, TableState
+from floorman.vision.chips import BEYOND_SHARE, SINGLE_SHARE, USUAL_MAX_COUNT
+from floorman.vision.chips_geometry import count_choice, count_prior
+
+# One stack per camera within this of another camera's foot of it. Stacks side by side stand 39-42 mm apart (the
+# scenarios' slots); two cameras' feet of one stack lie within ~10 mm (`benchmarks/chips_cameras.py`).
+SAME_STACK_MM = 20.0
+# Two hole cards of one seat overlap with their centres 20-40 mm apart; one card's centres from two cameras lie
+# within ~10 mm (a box's centre mapped to the felt).
+SAME_CARD_MM = 18.0
+SAME_HAND_MM = 80.0
+
+Seen = TypeVar("Seen", SeenChips, SeenCard, SeenHand)
+
+
+@dataclass(frozen=True, slots=True)
+class FusionSettings:
+    """How near two cameras' objects must lie on the felt to be one object."""
+
+    same_stack_mm: float = SAME_STACK_MM
+    same_card_mm: float = SAME_CARD_MM
+    same_hand_mm: float = SAME_HAND_MM
+
+    def __post_init__(self) -> None:
+        for name in ("same_stack_mm", "same_card_mm", "same_hand_mm"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"fusion: expected {name} > 0, got {value}")
+
+
+def fuse_states(states: Sequence[TableState], *, settings: FusionSettings | None = None) -> TableState:
+    """One state of the table from several cameras' states of the same moment (module docstring)."""
+    if not states:
+        raise ValueError("fusion: expected at least one camera's state, got none")
+    ids = [s.camera_id for s in states]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"fusion: expected one state per camera, got cameras {ids}")
+    settings = settings or FusionSettings()
+    chips = [fuse_stacks(group) for group in _groups([s.chips for s in states], settings.same_stack_mm)]
+    cards = [max(group, key=_card_sureness)
+             for group in _groups([s.cards for s in states], settings.same_card_mm, agree=_same_card)]
+    hands = [max(group, key=lambda h: h.confidence)
+             for group in _groups([s.hands for s in states], settings.same_hand_mm)]
+    button = max((s.button for s in states if s.button is not None), key=lambda b: b.confidence, default=None)
+    extra = {f"{s.camera_id}.{key}": value for s in states for key, value in s.extra.items()}
+    return TableState(frame=states[0].frame, t=states[0].t, camera_id="+".join(ids), cards=tuple(cards),
+                      chips=tuple(chips), hands=tuple(hands), button=button, size=None, extra=extra)
+
+
+def fuse_stacks(views: Sequence[SeenChips]) -> SeenChips:
+    """One stack from several cameras' readings of it: the count all their likelihoods make likeliest."""
+    if not views:
+        raise ValueError("fusion: expected at least one reading of the stack, got none")
+    surest = max(views, key=lambda v: (v.count_confidence, v.denomination_confidence))
+    likelihoods = [np.asarray(v.count_log_likelihood, dtype=np.float64) for v in views if v.count_log_likelihood]
+    if len(views) == 1 or not likelihoods:
+        return surest
+    counts = min(len(ll) for ll in likelihoods)
+    joint = np.sum([ll[:counts] for ll in likelihoods], axis=0)
+    prior = count_prior(counts, single_share=SINGLE_SHARE, usual_max=USUAL_MAX_COUNT, beyond_share=BEYOND_SHARE)
+    best, confidence = count_choice(joint, tuple(float(v) for v in prior))  # the recogniser's own prior
+    count = best + 1
+    agreeing = [v for v in views if v.count == count]
+    if agreeing:
+        chosen = max(agreeing, key=lambda v: (v.denomination_confidence, v.count_confidence))
+        denominations, values_confidence = chosen.denominations, chosen.denomination_confidence
+    else:  # no camera read this count: the top chip as the surest read it, the values under it unknown
+        chosen = surest
+        top = surest.denominations[-1] if surest.denominations else 0
+        denominations, values_confidence = ((top,) * count if top else ()), 0.0
+    return replace(chosen, denominations=denominations, denomination_confidence=values_confidence,
+                   count_confidence=confidence, visible_fraction=max(v.visible_fraction for v in views),
+                   count_log_likelihood=tuple(float(v) for v in joint))
+
+
+def _card_sureness(card: SeenCard) -> tuple[float, float]:
+    return (card.identity_confidence if card.identity else 0.0, card.confidence)
+
+
+def _same_card(a: SeenCard, b: SeenCard) -> bool:
+    """Two cameras' cards may be one card: the same face, and identities that do not disagree."""
+    return a.face_up == b.face_up and (a.identity is None or b.identity is None or a.identity == b.identity)
+
+
+def _groups(per_camera: Sequence[Sequence[Seen]], within_mm: float, *,
+            agree: Callable[[Seen, Seen], bool] | None = None) -> list[list[Seen]]:
+    """The cameras' objects grouped by place: camera by camera, each object joins the nearest group within
+    `within_mm` (by the group's first object) holding none of its own camera's and agreeing with (`agree`) that
+    first object, the nearest pairs first; else it starts a group. Objects without a position stay alone."""
+    groups: list[list[Seen]] = []
+    places: list[PointMm] = []
+    for objects in per_camera:
+        taken: set[int] = set()  # groups joined by this camera's objects
+        pairs: list[tuple[float, int, int]] = []
+        for i, obj in enumerate(objects):
+            if obj.position_mm is None:
+                continue
+            for g, place in enumerate(places):
+                distance = math.hypot(obj.position_mm[0] - place[0], obj.position_mm[1] - place[1])
+                if distance <= within_mm and (agree is None or agree(groups[g][0], obj)):
+                    pairs.append((distance, i, g))
+        placed: set[int] = set()
+        for _, i, g in sorted(pairs):
+            if i in placed or g in taken:
+                continue
+            groups[g].append(objects[i])
+            placed.add(i)
+            taken.add(g)
+        for i, obj in enumerate(objects):
+            if i not in placed:
+                groups.append([obj])
+                places.append(obj.position_mm if obj.position_mm is not None else (math.nan, math.nan))
+    return groups
