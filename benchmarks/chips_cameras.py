@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from floorman.core.table_state import TableState
+from floorman.core.table_state import SeenChips, TableState
 from floorman.datasets.camera import Camera
 from floorman.datasets.effects import Effects
 from floorman.datasets.random_scene import SceneStyle, random_sample
@@ -115,13 +115,16 @@ def nearest_pairs(truth: dict[int, tuple[float, float]], seen: list[tuple[float,
 
 
 def score(tally: Tally, rig: str, state: TableState, stacks: dict[int, ObjectTruth], cards: dict[int, ObjectTruth],
-          zones: dict[str, int]) -> None:
+          zones: dict[str, int], *, views: dict[str, TableState] | None = None) -> None:
+    """Score `state` into `tally` under `rig`; with `views` (the cameras fused), print each stack read wrong."""
     matched = nearest_pairs({k: o.position_mm for k, o in stacks.items()}, [c.position_mm for c in state.chips],
                             STACK_MM)
     for tid, truth in stacks.items():
         seen = state.chips[matched[tid]] if tid in matched else None
         assert truth.chips is not None
         exact = seen is not None and seen.count == len(truth.chips)
+        if views is not None and (seen is None or seen.denominations != truth.chips):
+            print_stack(rig, truth, seen, views)
         tally.add(f"{rig}: count exact", exact)
         tally.add(f"{rig}: stack exact", seen is not None and seen.denominations == truth.chips)
         tally.add(f"{rig}: stacks found", seen is not None)
@@ -138,6 +141,25 @@ def score(tally: Tally, rig: str, state: TableState, stacks: dict[int, ObjectTru
         identity = faces[found[tid]].identity if tid in found else None
         tally.add(f"{rig}: cards right", identity == truth.card)
         tally.add(f"{rig}: cards unread or missed", identity is None)
+
+
+def print_stack(rig: str, truth: ObjectTruth, seen: SeenChips | None, views: dict[str, TableState]) -> None:
+    """One stack read wrong by `rig`: the truth, the fused reading, and each camera's nearest reading."""
+    def text(s: SeenChips | None) -> str:
+        if s is None:
+            return "none"
+        return (f"{'+'.join(str(v) for v in s.denominations)} (count {s.count_confidence:.2f}, values "
+                f"{s.denomination_confidence:.2f}) {s.zone}")
+
+    near = {}
+    for name, view in views.items():
+        readings = [c for c in view.chips if c.position_mm is not None]
+        best = min(readings, key=lambda c: math.dist(c.position_mm or (0.0, 0.0), truth.position_mm), default=None)
+        if best is not None and math.dist(best.position_mm or (0.0, 0.0), truth.position_mm) <= STACK_MM:
+            near[name] = best
+    sys.stdout.write(f"{rig} wrong: {'+'.join(str(v) for v in truth.chips or ())} at ({truth.position_mm[0]:.0f}, "
+                     f"{truth.position_mm[1]:.0f}) {truth.zone}: read {text(seen)}; "
+                     + "; ".join(f"{name} {text(near.get(name))}" for name in views) + "\n")
 
 
 def run_frame(index: int, args: argparse.Namespace, rigs: dict[str, Camera], detector: Detector | None,
@@ -167,7 +189,8 @@ def run_frame(index: int, args: argparse.Namespace, rigs: dict[str, Camera], det
                     any_view.zone.startswith(SEAT_ZONES) or any_view.zone == "pot") and stack.z == 0.0:
                 zones[any_view.zone] += sum(stack.chips)
         for rig in RIGS:
-            score(tallies[boxes], rig, states[rig], stacks, cards, dict(zones))
+            views = {name: states[name] for name in ("A", "B")} if args.verbose and rig == "A+B" else None
+            score(tallies[boxes], rig, states[rig], stacks, cards, dict(zones), views=views)
 
 
 def main() -> int:
@@ -181,6 +204,8 @@ def main() -> int:
     parser.add_argument("--scene", choices=("both", "random", "seats"), default="both")
     parser.add_argument("--model", type=Path, help="ONNX detector (default: the shipped INT8 model)")
     parser.add_argument("--no-detector", action="store_true", help="truth boxes only")
+    parser.add_argument("--verbose", action="store_true",
+                        help="print each stack the fused cameras read wrong, with each camera's reading")
     args = parser.parse_args()
     detector = None
     if not args.no_detector:
