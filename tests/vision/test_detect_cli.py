@@ -175,3 +175,51 @@ def test_without_a_calibration_a_box_too_long_for_a_chip_is_not_counted() -> Non
     counted = {i: ChipReading(denominations=(100, 100), confidence=0.9, count_confidence=0.7, base_mm=(0.0, 0.0))
                for i in range(6)}
     assert sorted(counted_chips(counted, detections, image_size=(1200, 800))) == list(range(6))
+
+
+def test_views_of_one_moment_are_printed_then_fused(tmp_path: Path, model: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    images = write_images(tmp_path / "images", 2)
+    layout = TableLayout.bundled("oval9")
+    corners = ((0, 0), (128, 0), (128, 64), (0, 64))
+    # Two cameras facing each other over the table's centre, 2 mm per pixel: the chip at each frame's centre is
+    # the same stack, the hand in each top-left corner another hand.
+    calibrate_from_points([PointPair(pixel=(u, v), table_mm=(2 * u - 128, 64 - 2 * v)) for u, v in corners],
+                          layout=layout, image_size=(128, 64)).save(tmp_path / "a.yaml")
+    calibrate_from_points([PointPair(pixel=(u, v), table_mm=(128 - 2 * u, 2 * v - 64)) for u, v in corners],
+                          layout=layout, image_size=(128, 64)).save(tmp_path / "b.yaml")
+    args = parse(["detect", str(images / "f0.png"), "--model", str(model), "--json", "--layout", "oval9",
+                  "--calib", str(tmp_path / "a.yaml"), "--view", str(images / "f1.png"), str(tmp_path / "b.yaml")])
+    assert args.handler(args) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line.get("source") for line in lines[:2]] == [str(images / "f0.png"), str(images / "f1.png")]
+    fused = lines[2]
+    assert fused["fused"] == [str(images / "f0.png"), str(images / "f1.png")]
+    assert len(fused["stacks"]) == 1 and fused["cards"] == []  # one stack, seen by both
+    stack = fused["stacks"][0]
+    assert stack["count"] == len(stack["chips"]) and stack["camera"] in fused["fused"]
+    assert fused["zone_values"] == ({stack["zone"]: sum(stack["chips"])} if stack["zone"] else {})
+    args = parse(["detect", str(images / "f0.png"), "--model", str(model), "--layout", "oval9",
+                  "--calib", str(tmp_path / "a.yaml"), "--view", str(images / "f1.png"), str(tmp_path / "b.yaml")])
+    assert args.handler(args) == 0
+    text = capsys.readouterr().out
+    assert f"fused in table mm ({images / 'f0.png'} + {images / 'f1.png'}): 1 stacks, 0 cards" in text
+
+
+def test_views_are_refused_without_what_fusing_needs(tmp_path: Path, model: Path) -> None:
+    images = write_images(tmp_path / "images", 2)
+    view = ["--view", str(images / "f1.png"), str(tmp_path / "b.yaml")]
+    refusals = [
+        (["--model", str(model), *view], "expected --layout and --calib", "--view"),
+        (["--layout", "oval9", "--calib", "a.yaml", "--view", str(images / "f0.png"), "b.yaml"],
+         "f0.png given twice", "--view"),
+    ]
+    for extra, message, field in refusals:
+        args = parse(["detect", str(images / "f0.png"), *extra])
+        with pytest.raises(ConfigError, match=message) as refused:
+            args.handler(args)
+        assert refused.value.field == field
+    args = parse(["detect", str(images), "--layout", "oval9", "--calib", "a.yaml", *view])
+    with pytest.raises(ConfigError, match=r"expected IMAGE to be an image file, got .*images") as refused:
+        args.handler(args)
+    assert refused.value.field == "source"

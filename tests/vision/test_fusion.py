@@ -67,18 +67,25 @@ def test_states_fuse_by_place_on_the_felt() -> None:
                       identity_confidence=0.6)
     card_b = SeenCard(face_up=True, box=(0, 0, 9, 9), confidence=0.9, position_mm=(305.0, 4.0), identity="10H",
                       identity_confidence=0.95)
-    other_b = SeenCard(face_up=True, box=(0, 0, 9, 9), confidence=0.9, position_mm=(310.0, 0.0), identity="9H",
-                       identity_confidence=0.9)  # near, but another card
+    other_b = SeenCard(face_up=True, box=(0, 0, 9, 9), confidence=0.9, position_mm=(330.0, 0.0), identity="9H",
+                       identity_confidence=0.9)  # the next card, overlapping: 30 mm off
+    misread_b = SeenCard(face_up=True, box=(0, 0, 9, 9), confidence=0.9, position_mm=(-200.0, 5.0), identity="6S",
+                         identity_confidence=0.4)
+    read_a = SeenCard(face_up=True, box=(0, 0, 9, 9), confidence=0.9, position_mm=(-205.0, 0.0), identity="4S",
+                      identity_confidence=0.8)
+    back_b = SeenCard(face_up=False, box=(0, 0, 9, 9), confidence=0.9, position_mm=(-205.0, 0.0))
     hand_a = SeenHand(box=(0, 0, 9, 9), confidence=0.6, position_mm=(0.0, -400.0))
     hand_b = SeenHand(box=(0, 0, 9, 9), confidence=0.8, position_mm=(50.0, -420.0))
     button = SeenButton(box=(0, 0, 9, 9), confidence=0.7, position_mm=(200.0, -300.0))
     fused = fuse_states([
-        _state("cam0", chips=(near_a, beside_a, alone_a), cards=(card_a,), hands=(hand_a,)),
-        _state("cam1", chips=(beside_b, near_b), cards=(card_b, other_b), hands=(hand_b,), button=button)])
+        _state("cam0", chips=(near_a, beside_a, alone_a), cards=(card_a, read_a), hands=(hand_a,)),
+        _state("cam1", chips=(beside_b, near_b), cards=(card_b, other_b, misread_b, back_b), hands=(hand_b,),
+               button=button)])
     assert fused.camera_id == "cam0+cam1" and fused.frame == 7 and fused.t == 1.5
     assert sorted(s.count for s in fused.chips) == [1, 1, 3]
     assert fused.zone_values() == {"bet_3": 325, "pot": 5000}
-    assert sorted((c.identity, c.identity_confidence) for c in fused.cards) == [("10H", 0.95), ("9H", 0.9)]
+    assert sorted((c.identity or "-", c.identity_confidence) for c in fused.cards) == [
+        ("-", 0.0), ("10H", 0.95), ("4S", 0.8), ("9H", 0.9)]  # the face-down card at the 4S's place stays apart
     assert fused.hands == (hand_b,) and fused.button == button
     assert fused.extra == {"cam0.detect_ms": 10.0, "cam1.detect_ms": 10.0}
 

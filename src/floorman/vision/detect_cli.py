@@ -168,6 +168,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--camera-height", type=float, metavar="MM", help="camera height above the felt in mm, "
                         "for stack counts from a camera looking straight down (default: the calibration file's if "
                         "measured, else from the calibration or the stacks in view)")
+    parser.add_argument("--view", nargs=2, action="append", default=[], metavar=("IMAGE", "CALIB"),
+                        help="another calibrated camera's photo of the same moment and its calibration (repeatable; "
+                        "IMAGE is then one photo, with --layout and --calib): each photo is printed as read, then "
+                        "the stacks, cards and zone values fused in table mm, each stack counted from every camera's "
+                        "view of it")
     add_straight_down_argument(parser)
     parser.set_defaults(handler=run_detect)
 
@@ -303,7 +308,7 @@ def format_text(result: FrameReport) -> str:
         if obj.class_name == "card_face":
             line += f"  card {obj.identity} ({obj.identity_confidence:.2f})" if obj.identity else "  card ?"
         if obj.chips is not None and obj.count is not None:
-            line += (f"  chips {_chip_text(obj.chips)} ({obj.identity_confidence or 0.0:.2f}, "
+            line += (f"  chips {chip_text(obj.chips)} ({obj.identity_confidence or 0.0:.2f}, "
                      f"count {obj.count_confidence or 0.0:.2f})")
         if obj.table_mm is not None:
             line += f"  table ({obj.table_mm[0]:.0f}, {obj.table_mm[1]:.0f}) mm  zone {obj.zone or '-'}"
@@ -314,7 +319,7 @@ def format_text(result: FrameReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _chip_text(chips: tuple[int, ...]) -> str:
+def chip_text(chips: tuple[int, ...]) -> str:
     """'6 x 500' for a uniform stack, '3: 100+100+500' (bottom to top) for a mixed one."""
     if len(set(chips)) == 1:
         return f"{len(chips)} x {chips[0]}"
@@ -354,14 +359,22 @@ def run_detect(args: argparse.Namespace) -> int:
     if args.straight_down and args.calib is not None:
         raise ConfigError("--straight-down is for photos without a calibration (with --calib the calibration's "
                           "camera counts the stacks)", field="--straight-down")
+    if args.view:
+        from floorman.vision.detect_views import views_of
+
+        views_of(args)  # refused before any photo is read
     placement = _placement(args)
     recogniser = _chip_recogniser(args, placement)
     if args.annotate is not None:
         args.annotate.mkdir(parents=True, exist_ok=True)
+    if args.view and placement is not None:
+        from floorman.vision.detect_views import run_views
+
+        return run_views(args, detector, layout=placement[0], chipset=recogniser.chipset)
     last: list[tuple[Box, ChipReading]] = []  # the previous video frame's chip boxes and readings
     for source, frame_index, image in frames(args.source, every=max(1, args.every), max_frames=args.max_frames):
         if placement is not None:
-            _check_calibrated_size(image, placement[1], source=str(source), path=args.calib)
+            check_calibrated_size(image, placement[1], source=str(source), path=args.calib)
         result, last = read_frame(image, detector=detector, recogniser=recogniser, source=source,
                                   frame_index=frame_index, placement=placement,
                                   last=last if frame_index is not None else (), straight_down=args.straight_down,
@@ -406,7 +419,7 @@ def read_frame(image: Image, *, detector: Detector, recogniser: ChipRecogniser, 
     return result.model_copy(update={"chip_totals": chip_totals(counted, recogniser.chipset)}), seen
 
 
-def _check_calibrated_size(image: Image, calibration: Calibration, *, source: str, path: Path) -> None:
+def check_calibrated_size(image: Image, calibration: Calibration, *, source: str, path: Path) -> None:
     """A calibration maps its own frames' pixels: an image of another size would get wrong positions, zones,
     counts and card orientations, so it is refused, naming both sizes."""
     height, width = image.shape[:2]

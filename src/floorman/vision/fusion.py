@@ -11,8 +11,8 @@ its own frame; `fuse_states` then joins the objects that lie at the same place o
   are those of the surest reading of that count (of no reading when none read that count: confidence 0), the
   place that reading's foot. Readings without a likelihood (a saved states file, an uncalibrated camera) give the
   surest count alone;
-- a card seen by several cameras (centres within `same_card_mm`, the same face, identities that do not disagree)
-  keeps the surest identity;
+- a card seen by several cameras (centres within `same_card_mm`, the same face) keeps the surest identity (a
+  camera that misread it is outvoted by a surer one, not printed as a second card);
 - hands closer than `same_hand_mm` are one hand (the surest box); the dealer button is the surest one.
 
 Objects one camera alone saw are kept as it saw them. Boxes stay in the pixels of the camera whose reading was
@@ -110,8 +110,8 @@ def _card_sureness(card: SeenCard) -> tuple[float, float]:
 
 
 def _same_card(a: SeenCard, b: SeenCard) -> bool:
-    """Two cameras' cards may be one card: the same face, and identities that do not disagree."""
-    return a.face_up == b.face_up and (a.identity is None or b.identity is None or a.identity == b.identity)
+    """Two cameras' cards may be one card: the same face."""
+    return a.face_up == b.face_up
 
 
 def _groups(per_camera: Sequence[Sequence[Seen]], within_mm: float, *,
