@@ -11,13 +11,14 @@ Each frame is a random casino scene (`datasets.random_sample`, drawn from `SeedS
   degrees from vertical at 1700 / 900: README "Where to put the camera"); each sees a side of every stack on the
   table, the far ones best;
 - `A+B`: A's and B's states fused in table mm (`vision.fusion.fuse_states`: one stack's count from both cameras'
-  evidence).
+  evidence; its feet matched along each camera's line of sight, or, `--no-sight`, within 20 mm).
 Each camera is calibrated exactly (four table points projected by the simulator's camera) with its height given
 (`floorman calibrate --camera-height`), and read by `TableStateBuilder` with the shipped card recogniser, on truth
 boxes and on the detector's. The states are scored against the scene, in table mm (the same for every camera):
 - stacks: every chip stack on the felt that some camera sees >= 90 % uncovered; a state's stack is matched to
   it when its foot lies within 25 mm (nearest first); count exact, stack exact (every value), the share counted
-  with confidence >= 0.8 and how often those are exact; unmatched truth stacks count as wrong (missed);
+  with confidence >= 0.8 and how often those are exact; unmatched truth stacks count as wrong (missed); and the
+  share of a state's stacks that lie where no chip object does (a stack seen twice, or nothing, within 25 mm);
 - zone value exact: per seat zone (stack_<s>, bet_<s>) and the pot holding chips in truth or in the state;
 - cards: face-up cards >= 40 px wide and < 30 % covered in some camera's frame, matched within 30 mm: right,
   wrong or unread (a card no camera saw so is left out).
@@ -78,8 +79,9 @@ def cameras(args: argparse.Namespace) -> dict[str, Camera]:
 
 
 def read_view(scene: Scene, camera: Camera, name: str, rng: np.random.Generator, detector: Detector | None,
-              ) -> tuple[list[ObjectTruth], TableState]:
-    """One camera's frame of the scene and its state (truth boxes when `detector` is None)."""
+              ) -> tuple[list[ObjectTruth], TableState, tuple[float, float]]:
+    """One camera's frame of the scene, its state (truth boxes when `detector` is None), and the point under the
+    camera as its calibration tells it (what `fuse_states` is given)."""
     result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects.random(rng), rng=rng)
     calibration = exact_calibration(camera, scene.layout)
     reader = recognise_card_reader(pixels_to_mm=calibration.pixels_to_mm)
@@ -97,7 +99,9 @@ def read_view(scene: Scene, camera: Camera, name: str, rng: np.random.Generator,
             detections = truth_detections([])
     else:
         detections = detector.detect(result.image)
-    return result.objects, builder.state_from(result.image, detections, frame_no=0, t=0.0)
+    assert builder.chips.camera is not None
+    eye = builder.chips.camera.eye
+    return result.objects, builder.state_from(result.image, detections, frame_no=0, t=0.0), (eye[0], eye[1])
 
 
 def nearest_pairs(truth: dict[int, tuple[float, float]], seen: list[tuple[float, float] | None],
@@ -115,8 +119,10 @@ def nearest_pairs(truth: dict[int, tuple[float, float]], seen: list[tuple[float,
 
 
 def score(tally: Tally, rig: str, state: TableState, stacks: dict[int, ObjectTruth], cards: dict[int, ObjectTruth],
-          zones: dict[str, int], *, views: dict[str, TableState] | None = None) -> None:
-    """Score `state` into `tally` under `rig`; with `views` (the cameras fused), print each stack read wrong."""
+          zones: dict[str, int], *, placed: dict[int, tuple[float, float]],
+          views: dict[str, TableState] | None = None, label: str = "") -> None:
+    """Score `state` into `tally` under `rig` (`placed`: where every chip object in any frame lies, in view or
+    not); with `views` (the cameras fused), print each stack read wrong."""
     matched = nearest_pairs({k: o.position_mm for k, o in stacks.items()}, [c.position_mm for c in state.chips],
                             STACK_MM)
     for tid, truth in stacks.items():
@@ -124,7 +130,7 @@ def score(tally: Tally, rig: str, state: TableState, stacks: dict[int, ObjectTru
         assert truth.chips is not None
         exact = seen is not None and seen.count == len(truth.chips)
         if views is not None and (seen is None or seen.denominations != truth.chips):
-            print_stack(rig, truth, seen, views)
+            print_stack(f"{label}{rig}", truth, seen, views)
         tally.add(f"{rig}: count exact", exact)
         tally.add(f"{rig}: stack exact", seen is not None and seen.denominations == truth.chips)
         tally.add(f"{rig}: stacks found", seen is not None)
@@ -132,6 +138,9 @@ def score(tally: Tally, rig: str, state: TableState, stacks: dict[int, ObjectTru
             tally.add(f"{rig}: count confidence >= {SURE} (share)", seen.count_confidence >= SURE)
             if seen.count_confidence >= SURE:
                 tally.add(f"{rig}: count exact, confidence >= {SURE}", exact)
+    found = set(nearest_pairs(placed, [c.position_mm for c in state.chips], STACK_MM).values())
+    for i in range(len(state.chips)):
+        tally.add(f"{rig}: stacks read where none is (share)", i not in found)
     predicted = state.zone_values()
     for zone in set(zones) | {z for z in predicted if z.startswith(SEAT_ZONES) or z == "pot"}:
         tally.add(f"{rig}: zone value exact", zones.get(zone, 0) == predicted.get(zone, 0))
@@ -174,12 +183,15 @@ def run_frame(index: int, args: argparse.Namespace, rigs: dict[str, Camera], det
         seen: dict[str, list[ObjectTruth]] = {}
         states: dict[str, TableState] = {}
         view_rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index, 1)))
+        eyes: dict[str, tuple[float, float]] = {}
         for name, camera in rigs.items():  # the same effects for truth and detector boxes
-            seen[name], states[name] = read_view(scene, camera, name, view_rng, found)
-        states["A+B"] = fuse_states([states["A"], states["B"]])
+            seen[name], states[name], eyes[name] = read_view(scene, camera, name, view_rng, found)
+        states["A+B"] = fuse_states([states["A"], states["B"]],
+                                    eyes=None if args.no_sight else [eyes["A"], eyes["B"]])
         truth = [o for objects in seen.values() for o in objects]
         stacks = {o.id: o for o in truth if o.cls == DetectorClass.CHIP and o.chips
                   and o.visible_fraction >= MIN_VISIBLE}
+        placed = {o.id: o.position_mm for o in truth if o.cls == DetectorClass.CHIP}
         cards = {o.id: o for o in truth if o.cls == DetectorClass.CARD_FACE and o.card
                  and o.visible_fraction >= 1.0 - CARD_MAX_COVERED and o.box[2] - o.box[0] >= CARD_MIN_PX}
         zones: Counter[str] = Counter()
@@ -190,7 +202,8 @@ def run_frame(index: int, args: argparse.Namespace, rigs: dict[str, Camera], det
                 zones[any_view.zone] += sum(stack.chips)
         for rig in RIGS:
             views = {name: states[name] for name in ("A", "B")} if args.verbose and rig == "A+B" else None
-            score(tallies[boxes], rig, states[rig], stacks, cards, dict(zones), views=views)
+            score(tallies[boxes], rig, states[rig], stacks, cards, dict(zones), placed=placed, views=views,
+                  label=f"{boxes}, ")
 
 
 def main() -> int:
@@ -204,6 +217,8 @@ def main() -> int:
     parser.add_argument("--scene", choices=("both", "random", "seats"), default="both")
     parser.add_argument("--model", type=Path, help="ONNX detector (default: the shipped INT8 model)")
     parser.add_argument("--no-detector", action="store_true", help="truth boxes only")
+    parser.add_argument("--no-sight", action="store_true",
+                        help="fuse without the cameras' places (stacks one when their feet lie within 20 mm)")
     parser.add_argument("--verbose", action="store_true",
                         help="print each stack the fused cameras read wrong, with each camera's reading")
     args = parser.parse_args()

@@ -99,6 +99,22 @@ def test_one_camera_s_two_stacks_are_never_one() -> None:
     assert sorted(s.position_mm for s in fused.chips) == [(0.0, 0.0), (10.0, 0.0)]
 
 
+def test_with_the_cameras_places_feet_apart_along_their_lines_of_sight_are_one_stack() -> None:
+    # Cameras facing each other over y = -900 and y = +900. A read the stack at (0, 0) too tall: its foot slid 30 mm
+    # toward A. B's neighbour stands 42 mm to the side, across both lines of sight.
+    a = _stack(0.0, -30.0, (100,) * 9, 0.4, likely=(8, 9))
+    b = _stack(1.0, 4.0, (100,) * 7, 0.5, likely=(7, 8))
+    beside = _stack(43.0, 2.0, (25,), 0.9, likely=(1,))
+    states = [_state("cam0", chips=(a,)), _state("cam1", chips=(b, beside))]
+    assert len(fuse_states(states).chips) == 3  # 34 mm apart: two stacks without the cameras' places
+    fused = fuse_states(states, eyes=[(0.0, -900.0), (0.0, 900.0)])
+    assert sorted(s.count for s in fused.chips) == [1, 8]
+    far = _stack(0.0, -60.0, (100,) * 9, 0.4, likely=(9,))  # 64 mm along: more than a count can slide a foot
+    assert len(fuse_states([_state("cam0", chips=(far,)), states[1]], eyes=[(0.0, -900.0), (0.0, 900.0)]).chips) == 3
+    with pytest.raises(ValueError, match=r"one camera place per state \(2\), got 1"):
+        fuse_states(states, eyes=[(0.0, -900.0)])
+
+
 def test_refused_inputs_name_what_is_wrong() -> None:
     with pytest.raises(ValueError, match="at least one camera"):
         fuse_states([])

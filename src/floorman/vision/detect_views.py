@@ -105,12 +105,15 @@ def run_views(args: argparse.Namespace, detector: Detector, *, layout: TableLayo
     """Read each view as `floorman detect` reads an image, print it, then print the views fused."""
     views = views_of(args)
     states: list[TableState] = []
+    eyes: list[tuple[float, float]] = []
     for number, view in enumerate(views):
         calibration = Calibration.load(view.calib)
         image = read_image(view.image)
         check_calibrated_size(image, calibration, source=str(view.image), path=view.calib)
         height = args.camera_height if number == 0 else None  # --camera-height: the first camera's
-        recogniser = ChipRecogniser(chipset, camera=table_camera(calibration, camera_height_mm=height))
+        camera = table_camera(calibration, camera_height_mm=height)
+        recogniser = ChipRecogniser(chipset, camera=camera)
+        eyes.append((float(camera.eye[0]), float(camera.eye[1])))
         report, readings = read_frame(image, detector=detector, recogniser=recogniser, source=str(view.image),
                                       placement=(layout, calibration))
         sys.stdout.write(report.model_dump_json() + "\n" if args.json else format_text(report))
@@ -118,7 +121,7 @@ def run_views(args: argparse.Namespace, detector: Detector, *, layout: TableLayo
             cv2.imwrite(str(args.annotate / f"{view.image.stem}.jpg"), annotate(image, report))
         states.append(view_state(report, readings, calibration=calibration, layout=layout,
                                  camera_id=str(view.image)))
-    fused = fused_report(states)
+    fused = fused_report(states, eyes=eyes)
     sys.stdout.write(fused.model_dump_json() + "\n" if args.json else format_fused(fused))
     return 0
 
@@ -150,9 +153,10 @@ def view_state(report: FrameReport, readings: Sequence[tuple[Box, ChipReading]],
                       size=(report.width, report.height))
 
 
-def fused_report(states: Sequence[TableState]) -> FusedReport:
-    """The views fused (`fuse_states`), each object named by the view whose reading is kept."""
-    fused = fuse_states(states)
+def fused_report(states: Sequence[TableState], *, eyes: Sequence[tuple[float, float]] | None = None) -> FusedReport:
+    """The views fused (`fuse_states`, with the points under the cameras: `eyes`), each object named by the view
+    whose reading is kept."""
+    fused = fuse_states(states, eyes=eyes)
     stacks = [FusedStack(chips=s.denominations, count=s.count, count_confidence=round(s.count_confidence, 3),
                          values_confidence=round(s.denomination_confidence, 3), table_mm=_rounded(s.position_mm),
                          zone=s.zone, camera=_camera_of(s.box, s.position_mm, [(v.camera_id, v.chips) for v in states]))

@@ -5,7 +5,10 @@ straight down, the stacks near its nadir keep their counts unsure (README, "Wher
 facing each other across the table see a side of every stack. Each calibrated camera's `TableStateBuilder` reads
 its own frame; `fuse_states` then joins the objects that lie at the same place on the felt:
 
-- a chip stack seen by several cameras (their feet within `same_stack_mm`, one stack per camera) gets the count
+- a chip stack seen by several cameras (one stack per camera, their feet within `same_stack_mm`; with the cameras'
+  places given, `eyes`, feet within `along_sight_mm` once each slid along its camera's line of sight by up to as
+  much, across those lines within `across_sight_mm`: a camera that reads a stack's count wrong puts its foot off
+  along that line, up to ~44 mm at 1.7 m, measured) gets the count
   that all their evidence makes likeliest: the cameras' count log-likelihoods (`SeenChips.count_log_likelihood`)
   summed under the recogniser's count prior, its confidence as `chips_geometry.count_choice` gives it. The values
   are those of the surest reading of that count (of no reading when none read that count: confidence 0), the
@@ -29,6 +32,7 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from floorman.core.table_state import PointMm, SeenCard, SeenChips, SeenHand, TableState
 from floorman.vision.chips import BEYOND_SHARE, SINGLE_SHARE, USUAL_MAX_COUNT
@@ -41,6 +45,11 @@ SAME_STACK_MM = 20.0
 # within ~10 mm (a box's centre mapped to the felt).
 SAME_CARD_MM = 18.0
 SAME_HAND_MM = 80.0
+# With the cameras' places known: two cameras' feet of one stack read with one count lie within ~3 mm (90 %) and
+# 10 mm (99 %); read with counts apart, up to ~44 mm apart along the cameras' lines of sight (`benchmarks/
+# chips_cameras.py` dev seed 31000, detector boxes, two cameras 28 degrees from vertical facing each other).
+ALONG_SIGHT_MM = 45.0
+ACROSS_SIGHT_MM = 12.0
 
 Seen = TypeVar("Seen", SeenChips, SeenCard, SeenHand)
 
@@ -52,27 +61,44 @@ class FusionSettings:
     same_stack_mm: float = SAME_STACK_MM
     same_card_mm: float = SAME_CARD_MM
     same_hand_mm: float = SAME_HAND_MM
+    along_sight_mm: float = ALONG_SIGHT_MM
+    across_sight_mm: float = ACROSS_SIGHT_MM
 
     def __post_init__(self) -> None:
-        for name in ("same_stack_mm", "same_card_mm", "same_hand_mm"):
+        for name in ("same_stack_mm", "same_card_mm", "same_hand_mm", "along_sight_mm", "across_sight_mm"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 raise ValueError(f"fusion: expected {name} > 0, got {value}")
 
 
-def fuse_states(states: Sequence[TableState], *, settings: FusionSettings | None = None) -> TableState:
-    """One state of the table from several cameras' states of the same moment (module docstring)."""
+def fuse_states(states: Sequence[TableState], *, eyes: Sequence[tuple[float, float]] | None = None,
+                settings: FusionSettings | None = None) -> TableState:
+    """One state of the table from several cameras' states of the same moment (module docstring); `eyes`: each
+    camera's place over the table (x, y mm: the point under its lens, `TableCamera.eye`), one per state."""
     if not states:
         raise ValueError("fusion: expected at least one camera's state, got none")
     ids = [s.camera_id for s in states]
     if len(set(ids)) != len(ids):
         raise ValueError(f"fusion: expected one state per camera, got cameras {ids}")
+    if eyes is not None and len(eyes) != len(states):
+        raise ValueError(f"fusion: expected one camera place per state ({len(states)}), got {len(eyes)}")
     settings = settings or FusionSettings()
-    chips = [fuse_stacks(group) for group in _groups([s.chips for s in states], settings.same_stack_mm)]
+    config = settings
+
+    def stack_distance(a: SeenChips, camera_a: int, b: SeenChips, camera_b: int) -> float | None:
+        assert a.position_mm is not None and b.position_mm is not None
+        plain = math.dist(a.position_mm, b.position_mm)
+        if eyes is None:
+            return plain if plain <= config.same_stack_mm else None
+        across = _across_sights(a.position_mm, eyes[camera_a], b.position_mm, eyes[camera_b],
+                                along_mm=config.along_sight_mm)
+        return plain if plain <= config.along_sight_mm and across <= config.across_sight_mm else None
+
+    chips = [fuse_stacks(group) for group in _groups([s.chips for s in states], stack_distance)]
     cards = [max(group, key=_card_sureness)
-             for group in _groups([s.cards for s in states], settings.same_card_mm, agree=_same_card)]
+             for group in _groups([s.cards for s in states], _within(settings.same_card_mm, agree=_same_card))]
     hands = [max(group, key=lambda h: h.confidence)
-             for group in _groups([s.hands for s in states], settings.same_hand_mm)]
+             for group in _groups([s.hands for s in states], _within(settings.same_hand_mm))]
     button = max((s.button for s in states if s.button is not None), key=lambda b: b.confidence, default=None)
     extra = {f"{s.camera_id}.{key}": value for s in states for key, value in s.extra.items()}
     return TableState(frame=states[0].frame, t=states[0].t, camera_id="+".join(ids), cards=tuple(cards),
@@ -114,23 +140,59 @@ def _same_card(a: SeenCard, b: SeenCard) -> bool:
     return a.face_up == b.face_up
 
 
-def _groups(per_camera: Sequence[Sequence[Seen]], within_mm: float, *,
-            agree: Callable[[Seen, Seen], bool] | None = None) -> list[list[Seen]]:
-    """The cameras' objects grouped by place: camera by camera, each object joins the nearest group within
-    `within_mm` (by the group's first object) holding none of its own camera's and agreeing with (`agree`) that
-    first object, the nearest pairs first; else it starts a group. Objects without a position stay alone."""
+def _within(mm: float, *, agree: Callable[[Seen, Seen], bool] | None = None,
+            ) -> Callable[[Seen, int, Seen, int], float | None]:
+    """Two objects' distance on the felt when within `mm` and agreeing (`agree`), else None."""
+    def distance(a: Seen, _: int, b: Seen, __: int) -> float | None:
+        assert a.position_mm is not None and b.position_mm is not None
+        plain = math.dist(a.position_mm, b.position_mm)
+        return plain if plain <= mm and (agree is None or agree(a, b)) else None
+    return distance
+
+
+def _across_sights(a: PointMm, eye_a: tuple[float, float], b: PointMm, eye_b: tuple[float, float], *,
+                   along_mm: float) -> float:
+    """How far apart feet `a` and `b` lie once each may slide up to `along_mm` along its camera's line of sight (the
+    direction to the point under that camera): min |a - b - s u_a + t u_b| over |s|, |t| <= along_mm."""
+    v = np.subtract(a, b, dtype=np.float64)
+    p = _unit(np.subtract(eye_a, a, dtype=np.float64))
+    q = -_unit(np.subtract(eye_b, b, dtype=np.float64))
+    candidates: list[tuple[float, float]] = []
+    gram = np.array([[p @ p, p @ q], [p @ q, q @ q]])
+    if abs(float(np.linalg.det(gram))) > 1e-9:
+        s, t = np.linalg.solve(gram, np.array([p @ v, q @ v]))
+        if abs(s) <= along_mm and abs(t) <= along_mm:
+            candidates.append((float(s), float(t)))
+    for fixed in (-along_mm, along_mm):  # the box's edges: one slide at its limit, the other the best within
+        candidates.append((fixed, float(np.clip((q @ (v - fixed * p)) / (q @ q), -along_mm, along_mm))))
+        candidates.append((float(np.clip((p @ (v - fixed * q)) / (p @ p), -along_mm, along_mm)), fixed))
+    return min(float(np.linalg.norm(v - s * p - t * q)) for s, t in candidates)
+
+
+def _unit(v: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm > 1e-9 else np.zeros(2)
+
+
+def _groups(per_camera: Sequence[Sequence[Seen]],
+            distance: Callable[[Seen, int, Seen, int], float | None]) -> list[list[Seen]]:
+    """The cameras' objects grouped by place: camera by camera, each object joins the nearest group (by the
+    group's first object, `distance` None where they cannot be one) holding none of its own camera's, the nearest
+    pairs first; else it starts a group. Objects without a position stay alone."""
     groups: list[list[Seen]] = []
-    places: list[PointMm] = []
-    for objects in per_camera:
+    firsts: list[tuple[Seen, int]] = []  # each group's first object and its camera
+    for camera, objects in enumerate(per_camera):
         taken: set[int] = set()  # groups joined by this camera's objects
         pairs: list[tuple[float, int, int]] = []
         for i, obj in enumerate(objects):
             if obj.position_mm is None:
                 continue
-            for g, place in enumerate(places):
-                distance = math.hypot(obj.position_mm[0] - place[0], obj.position_mm[1] - place[1])
-                if distance <= within_mm and (agree is None or agree(groups[g][0], obj)):
-                    pairs.append((distance, i, g))
+            for g, (first, first_camera) in enumerate(firsts):
+                if first.position_mm is None:
+                    continue
+                apart = distance(first, first_camera, obj, camera)
+                if apart is not None:
+                    pairs.append((apart, i, g))
         placed: set[int] = set()
         for _, i, g in sorted(pairs):
             if i in placed or g in taken:
@@ -141,5 +203,5 @@ def _groups(per_camera: Sequence[Sequence[Seen]], within_mm: float, *,
         for i, obj in enumerate(objects):
             if i not in placed:
                 groups.append([obj])
-                places.append(obj.position_mm if obj.position_mm is not None else (math.nan, math.nan))
+                firsts.append((obj, camera))
     return groups
