@@ -11,7 +11,8 @@ Each frame is a random casino scene (`datasets.random_sample`, drawn from `SeedS
   degrees from vertical at 1700 / 900: README "Where to put the camera"); each sees a side of every stack on the
   table, the far ones best;
 - `A+B`: A's and B's states fused in table mm (`vision.fusion.fuse_states`: one stack's count from both cameras'
-  evidence; its feet matched along each camera's line of sight, or, `--no-sight`, within 20 mm).
+  evidence and the height of its top where both cameras' rays through it cross (`--no-top`: without); its feet
+  matched along each camera's line of sight, or, `--no-sight`, within 20 mm, and no top triangulated).
 Each camera is calibrated exactly (four table points projected by the simulator's camera) with its height given
 (`floorman calibrate --camera-height`), and read by `TableStateBuilder` with the shipped card recogniser, on truth
 boxes and on the detector's. The states are scored against the scene, in table mm (the same for every camera):
@@ -79,7 +80,7 @@ def cameras(args: argparse.Namespace) -> dict[str, Camera]:
 
 
 def read_view(scene: Scene, camera: Camera, name: str, rng: np.random.Generator, detector: Detector | None,
-              ) -> tuple[list[ObjectTruth], TableState, tuple[float, float]]:
+              ) -> tuple[list[ObjectTruth], TableState, tuple[float, float, float]]:
     """One camera's frame of the scene, its state (truth boxes when `detector` is None), and the point under the
     camera as its calibration tells it (what `fuse_states` is given)."""
     result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects.random(rng), rng=rng)
@@ -101,7 +102,7 @@ def read_view(scene: Scene, camera: Camera, name: str, rng: np.random.Generator,
         detections = detector.detect(result.image)
     assert builder.chips.camera is not None
     eye = builder.chips.camera.eye
-    return result.objects, builder.state_from(result.image, detections, frame_no=0, t=0.0), (eye[0], eye[1])
+    return result.objects, builder.state_from(result.image, detections, frame_no=0, t=0.0), (eye[0], eye[1], eye[2])
 
 
 def nearest_pairs(truth: dict[int, tuple[float, float]], seen: list[tuple[float, float] | None],
@@ -183,11 +184,12 @@ def run_frame(index: int, args: argparse.Namespace, rigs: dict[str, Camera], det
         seen: dict[str, list[ObjectTruth]] = {}
         states: dict[str, TableState] = {}
         view_rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index, 1)))
-        eyes: dict[str, tuple[float, float]] = {}
+        eyes: dict[str, tuple[float, float, float]] = {}
         for name, camera in rigs.items():  # the same effects for truth and detector boxes
             seen[name], states[name], eyes[name] = read_view(scene, camera, name, view_rng, found)
         states["A+B"] = fuse_states([states["A"], states["B"]],
-                                    eyes=None if args.no_sight else [eyes["A"], eyes["B"]])
+                                    eyes=None if args.no_sight else [eyes["A"], eyes["B"]],
+                                    thickness_mm=None if args.no_top else scene.chipset.thickness_mm)
         truth = [o for objects in seen.values() for o in objects]
         stacks = {o.id: o for o in truth if o.cls == DetectorClass.CHIP and o.chips
                   and o.visible_fraction >= MIN_VISIBLE}
@@ -219,6 +221,8 @@ def main() -> int:
     parser.add_argument("--no-detector", action="store_true", help="truth boxes only")
     parser.add_argument("--no-sight", action="store_true",
                         help="fuse without the cameras' places (stacks one when their feet lie within 20 mm)")
+    parser.add_argument("--no-top", action="store_true",
+                        help="fuse without triangulating the stacks' tops (the cameras' count evidence alone)")
     parser.add_argument("--verbose", action="store_true",
                         help="print each stack the fused cameras read wrong, with each camera's reading")
     args = parser.parse_args()

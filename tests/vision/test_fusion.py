@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -12,11 +14,12 @@ from floorman.datasets.scene import ChipStack, DetectorClass, Lighting, Scene
 from floorman.evaluation.states import state_from_dict, stored_dict
 from floorman.vision.calibration import PointPair, calibrate_from_points
 from floorman.vision.detections import Detections
-from floorman.vision.fusion import FusionSettings, fuse_stacks, fuse_states
+from floorman.vision.fusion import FusionSettings, fuse_stacks, fuse_states, top_height
 from floorman.vision.table_state import TableStateBuilder
 
 CHIPSET = ChipSet.default()
 COUNTS = 30
+FACING = [(0.0, -900.0, 1700.0), (0.0, 900.0, 1700.0)]  # two cameras' lenses, facing each other over the table
 
 
 def _likelihood(*likely: int) -> tuple[float, ...]:
@@ -107,12 +110,44 @@ def test_with_the_cameras_places_feet_apart_along_their_lines_of_sight_are_one_s
     beside = _stack(43.0, 2.0, (25,), 0.9, likely=(1,))
     states = [_state("cam0", chips=(a,)), _state("cam1", chips=(b, beside))]
     assert len(fuse_states(states).chips) == 3  # 34 mm apart: two stacks without the cameras' places
-    fused = fuse_states(states, eyes=[(0.0, -900.0), (0.0, 900.0)])
+    fused = fuse_states(states, eyes=FACING)
     assert sorted(s.count for s in fused.chips) == [1, 8]
     far = _stack(0.0, -60.0, (100,) * 9, 0.4, likely=(9,))  # 64 mm along: more than a count can slide a foot
-    assert len(fuse_states([_state("cam0", chips=(far,)), states[1]], eyes=[(0.0, -900.0), (0.0, 900.0)]).chips) == 3
+    assert len(fuse_states([_state("cam0", chips=(far,)), states[1]], eyes=FACING).chips) == 3
     with pytest.raises(ValueError, match=r"one camera place per state \(2\), got 1"):
-        fuse_states(states, eyes=[(0.0, -900.0)])
+        fuse_states(states, eyes=[(0.0, -900.0, 1700.0)])
+
+
+def _on_felt(point: tuple[float, float, float], eye: tuple[float, float, float]) -> tuple[float, float]:
+    """Where the ray from `eye` through `point` meets the felt."""
+    s = eye[2] / (eye[2] - point[2])
+    return eye[0] + s * (point[0] - eye[0]), eye[1] + s * (point[1] - eye[1])
+
+
+def test_two_cameras_rays_through_a_top_cross_at_its_height() -> None:
+    top = (100.0, 50.0, 33.0)
+    height = top_height([(_on_felt(top, eye), eye) for eye in FACING])
+    assert height is not None and height[0] == pytest.approx(33.0) and height[1] == pytest.approx(0.0, abs=1e-9)
+    missed = top_height([(_on_felt(top, FACING[0]), FACING[0]), ((_on_felt(top, FACING[1])[0] + 4.0, 50.0),
+                                                                  FACING[1])])
+    assert missed is not None and missed[1] > 1.0  # rays 4 mm apart across their lines: they do not cross
+    assert top_height([(_on_felt(top, FACING[0]), FACING[0])] * 2) is None  # one place twice: no crossing
+
+
+def test_a_triangulated_top_settles_a_count_both_cameras_leave_open() -> None:
+    chips = CHIPSET.thickness_mm * 10  # a 10-stack's top
+    views = []
+    for eye in FACING:
+        foot = (0.0, 0.0)
+        views.append(replace(_stack(*foot, (100,) * 9, 0.5, likely=(9, 10)),
+                             top_mm=_on_felt((0.0, 0.0, chips), eye)))
+    assert fuse_stacks(views).count_confidence <= 0.5  # the cameras' evidence alone: 9 or 10
+    fused = fuse_stacks(views, eyes=FACING, thickness_mm=CHIPSET.thickness_mm)
+    assert fused.count == 10 and fused.count_confidence > 0.9
+    # A top fitted to the wrong edges (its height says 20 chips) does not outvote both cameras' sure 3.
+    wrong = [replace(_stack(0.0, 0.0, (100,) * 3, 0.9, likely=(3,)), top_mm=_on_felt((0.0, 0.0, 2 * chips), eye))
+             for eye in FACING]
+    assert fuse_stacks(wrong, eyes=FACING, thickness_mm=CHIPSET.thickness_mm).count == 3
 
 
 def test_refused_inputs_name_what_is_wrong() -> None:

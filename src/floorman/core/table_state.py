@@ -50,6 +50,9 @@ class SeenChips:
     # log p(the camera's evidence | count) for counts 1, 2, ... up to a constant (empty when the count was not
     # measured): how several cameras' views of one stack combine (`floorman.vision.fusion`); not kept in states files
     count_log_likelihood: tuple[float, ...] = ()
+    # where the camera's ray through the top disc's centre meets the felt, when the top's rim was seen (None else):
+    # two cameras' rays cross at the stack's top, whose height is its count (`floorman.vision.fusion`)
+    top_mm: PointMm | None = None
 
     @property
     def count(self) -> int:

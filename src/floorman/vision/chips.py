@@ -197,6 +197,7 @@ class ChipReading:
     # log p(this camera's evidence | count) for counts 1..max_count, up to a constant (empty without a count): what
     # another camera's reading of the same stack is combined with (`vision.fusion`)
     count_log_likelihood: tuple[float, ...] = ()
+    top_px: tuple[float, float] | None = None  # the top disc's centre in the image where its rim was seen (else None)
 
     @property
     def count(self) -> int:
@@ -296,7 +297,7 @@ class ChipRecogniser:
         below, agreement = self._side(image, fit, match, previous=held)
         return ChipReading(denominations=(*below, match.value), confidence=top_right(match.confidence) * agreement,
                            count_confidence=fit.count_confidence, base_mm=fit.base_mm, px_per_chip=fit.px_per_chip,
-                           top_score=match.confidence, count_log_likelihood=fit.log_likelihood)
+                           top_score=match.confidence, count_log_likelihood=fit.log_likelihood, top_px=fit.top_px)
 
     def _frame_light(self, image: Image) -> Bgr | None:
         """The frame's light (`chips_colour.scene_light`), found once per frame: the boxes of one frame are read

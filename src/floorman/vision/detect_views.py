@@ -33,7 +33,7 @@ from floorman.vision.detect_cli import (
     read_image,
 )
 from floorman.vision.detector import Detector
-from floorman.vision.fusion import fuse_states
+from floorman.vision.fusion import Eye, fuse_states
 from floorman.vision.table_state import table_camera
 
 
@@ -105,7 +105,7 @@ def run_views(args: argparse.Namespace, detector: Detector, *, layout: TableLayo
     """Read each view as `floorman detect` reads an image, print it, then print the views fused."""
     views = views_of(args)
     states: list[TableState] = []
-    eyes: list[tuple[float, float]] = []
+    eyes: list[Eye] = []
     for number, view in enumerate(views):
         calibration = Calibration.load(view.calib)
         image = read_image(view.image)
@@ -113,7 +113,7 @@ def run_views(args: argparse.Namespace, detector: Detector, *, layout: TableLayo
         height = args.camera_height if number == 0 else None  # --camera-height: the first camera's
         camera = table_camera(calibration, camera_height_mm=height)
         recogniser = ChipRecogniser(chipset, camera=camera)
-        eyes.append((float(camera.eye[0]), float(camera.eye[1])))
+        eyes.append((float(camera.eye[0]), float(camera.eye[1]), float(camera.eye[2])))
         report, readings = read_frame(image, detector=detector, recogniser=recogniser, source=str(view.image),
                                       placement=(layout, calibration))
         sys.stdout.write(report.model_dump_json() + "\n" if args.json else format_text(report))
@@ -121,7 +121,7 @@ def run_views(args: argparse.Namespace, detector: Detector, *, layout: TableLayo
             cv2.imwrite(str(args.annotate / f"{view.image.stem}.jpg"), annotate(image, report))
         states.append(view_state(report, readings, calibration=calibration, layout=layout,
                                  camera_id=str(view.image)))
-    fused = fused_report(states, eyes=eyes)
+    fused = fused_report(states, eyes=eyes, thickness_mm=chipset.thickness_mm)
     sys.stdout.write(fused.model_dump_json() + "\n" if args.json else format_fused(fused))
     return 0
 
@@ -141,7 +141,8 @@ def view_state(report: FrameReport, readings: Sequence[tuple[Box, ChipReading]],
                                    denominations=reading.denominations,
                                    denomination_confidence=float(reading.confidence),
                                    count_confidence=float(reading.count_confidence),
-                                   count_log_likelihood=reading.count_log_likelihood))
+                                   count_log_likelihood=reading.count_log_likelihood,
+                                   top_mm=_on_felt(calibration, reading.top_px)))
         elif obj.class_name in ("card_face", "card_back"):
             x1, y1, x2, y2 = obj.box
             centre = calibration.to_table(np.array([[(x1 + x2) / 2.0, (y1 + y2) / 2.0]], dtype=np.float64))
@@ -153,10 +154,19 @@ def view_state(report: FrameReport, readings: Sequence[tuple[Box, ChipReading]],
                       size=(report.width, report.height))
 
 
-def fused_report(states: Sequence[TableState], *, eyes: Sequence[tuple[float, float]] | None = None) -> FusedReport:
-    """The views fused (`fuse_states`, with the points under the cameras: `eyes`), each object named by the view
-    whose reading is kept."""
-    fused = fuse_states(states, eyes=eyes)
+def _on_felt(calibration: Calibration, pixel: tuple[float, float] | None) -> tuple[float, float] | None:
+    """Where the ray through `pixel` meets the felt."""
+    if pixel is None:
+        return None
+    point = calibration.to_table(np.array([pixel], dtype=np.float64))[0]
+    return float(point[0]), float(point[1])
+
+
+def fused_report(states: Sequence[TableState], *, eyes: Sequence[Eye] | None = None,
+                 thickness_mm: float | None = None) -> FusedReport:
+    """The views fused (`fuse_states`, with the cameras' lenses, `eyes`, and the chips' thickness), each object
+    named by the view whose reading is kept."""
+    fused = fuse_states(states, eyes=eyes, thickness_mm=thickness_mm)
     stacks = [FusedStack(chips=s.denominations, count=s.count, count_confidence=round(s.count_confidence, 3),
                          values_confidence=round(s.denomination_confidence, 3), table_mm=_rounded(s.position_mm),
                          zone=s.zone, camera=_camera_of(s.box, s.position_mm, [(v.camera_id, v.chips) for v in states]))

@@ -144,7 +144,7 @@ class TableStateBuilder:
             if name in ("card_face", "card_back"):
                 cards.append(self._card(frame_bgr, detections, i, zone=zones[i], face_up=name == "card_face"))
             elif name == "chip":
-                chips.append(_chips(detections, i, readings[i], zone=zones[i]))
+                chips.append(_chips(detections, i, readings[i], zone=zones[i], calibration=self.calibration))
             elif name == "hand":
                 hands.append(self._hand(detections, i, zone=zones[i]))
             elif name == "dealer_button":
@@ -276,13 +276,18 @@ def one_box_per_stack(detections: Detections, readings: dict[int, ChipReading], 
     return detections[keep], {new: readings[old] for new, old in enumerate(keep) if old in readings}
 
 
-def _chips(detections: Detections, i: int, reading: ChipReading, *, zone: str | None) -> SeenChips:
+def _chips(detections: Detections, i: int, reading: ChipReading, *, zone: str | None,
+           calibration: Calibration | None) -> SeenChips:
     """A stack: its values' confidence, and its count's (0 when the count was not measured)."""
+    top_mm = None
+    if calibration is not None and reading.top_px is not None:
+        point = calibration.to_table(np.array([reading.top_px], dtype=np.float64))[0]
+        top_mm = (float(point[0]), float(point[1]))
     return SeenChips(box=_box(detections, i), confidence=float(detections.confidence[i]),
                      position_mm=_position(detections, i), zone=zone, denominations=reading.denominations,
                      denomination_confidence=float(reading.confidence),
                      count_confidence=float(reading.count_confidence), track_id=_track(detections, i),
-                     count_log_likelihood=reading.count_log_likelihood)
+                     count_log_likelihood=reading.count_log_likelihood, top_mm=top_mm)
 
 
 HAND_TOWARDS_TIPS = 0.25
