@@ -200,10 +200,12 @@ def test_views_of_one_moment_are_printed_then_fused(tmp_path: Path, model: Path,
     assert stack["count"] == len(stack["chips"]) and stack["camera"] in fused["fused"]
     assert fused["zone_values"] == ({stack["zone"]: sum(stack["chips"])} if stack["zone"] else {})
     args = parse(["detect", str(images / "f0.png"), "--model", str(model), "--layout", "oval9",
-                  "--calib", str(tmp_path / "a.yaml"), "--view", str(images / "f1.png"), str(tmp_path / "b.yaml")])
+                  "--calib", str(tmp_path / "a.yaml"), "--view", str(images / "f1.png"), str(tmp_path / "b.yaml"),
+                  "--annotate", str(tmp_path / "out")])
     assert args.handler(args) == 0
     text = capsys.readouterr().out
     assert f"fused in table mm ({images / 'f0.png'} + {images / 'f1.png'}): 1 stacks, 0 cards" in text
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["f0.jpg", "f1.jpg"]
 
 
 def test_views_are_refused_without_what_fusing_needs(tmp_path: Path, model: Path) -> None:

@@ -117,8 +117,10 @@ def run_views(args: argparse.Namespace, detector: Detector, *, layout: TableLayo
         report, readings = read_frame(image, detector=detector, recogniser=recogniser, source=str(view.image),
                                       placement=(layout, calibration))
         sys.stdout.write(report.model_dump_json() + "\n" if args.json else format_text(report))
-        if args.annotate is not None:
-            cv2.imwrite(str(args.annotate / f"{view.image.stem}.jpg"), annotate(image, report))
+        if args.annotate is not None:  # OUT/STEM.jpg; photos of one name in other folders get _N (their place)
+            stems = [v.image.stem for v in views]
+            name = view.image.stem if stems.count(view.image.stem) == 1 else f"{view.image.stem}_{number}"
+            cv2.imwrite(str(args.annotate / f"{name}.jpg"), annotate(image, report))
         states.append(view_state(report, readings, calibration=calibration, layout=layout,
                                  camera_id=str(view.image)))
     fused = fused_report(states, eyes=eyes, thickness_mm=chipset.thickness_mm)
