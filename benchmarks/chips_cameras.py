@@ -23,7 +23,8 @@ boxes and on the detector's. The states are scored against the scene, in table m
 - zone value exact: per seat zone (stack_<s>, bet_<s>) and the pot holding chips in truth or in the state;
 - cards: face-up cards >= 40 px wide and < 30 % covered in some camera's frame, matched within 30 mm: right,
   wrong or unread (a card no camera saw so is left out).
-Use seeds never used for anything else to measure.
+Use seeds never used for anything else to measure. `--write DIR` also writes the frames and the cameras'
+calibrations, to try `floorman detect --view` on.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from floorman.core.table_state import SeenChips, TableState
@@ -79,12 +81,16 @@ def cameras(args: argparse.Namespace) -> dict[str, Camera]:
             "B": Camera.look_at(eye=(0.0, args.back, args.height), target=(0.0, 0.0, 0.0), size=size, hfov_deg=84.0)}
 
 
-def read_view(scene: Scene, camera: Camera, name: str, rng: np.random.Generator, detector: Detector | None,
-              ) -> tuple[list[ObjectTruth], TableState, tuple[float, float, float]]:
-    """One camera's frame of the scene, its state (truth boxes when `detector` is None), and the point under the
-    camera as its calibration tells it (what `fuse_states` is given)."""
+def read_view(scene: Scene, camera: Camera, name: str, rng: np.random.Generator, detector: Detector | None, *,
+              write: Path | None = None) -> tuple[list[ObjectTruth], TableState, tuple[float, float, float]]:
+    """One camera's frame of the scene, its state (truth boxes when `detector` is None), and the camera's lens as
+    its calibration tells it (what `fuse_states` is given). `write`: the frame's path (JPEG), its calibration
+    written beside it as NAME.yaml (with the camera's height: `floorman calibrate --camera-height`)."""
     result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects.random(rng), rng=rng)
     calibration = exact_calibration(camera, scene.layout)
+    if write is not None:
+        cv2.imwrite(str(write), result.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        calibration.model_copy(update={"camera_height_mm": float(camera.eye[2])}).save(write.parent / f"{name}.yaml")
     reader = recognise_card_reader(pixels_to_mm=calibration.pixels_to_mm)
     names = TruthNames() if detector is None else detector
     builder = TableStateBuilder(names, scene.layout, calibration, scene.chipset, reader, None, camera_id=name,
@@ -186,7 +192,8 @@ def run_frame(index: int, args: argparse.Namespace, rigs: dict[str, Camera], det
         view_rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index, 1)))
         eyes: dict[str, tuple[float, float, float]] = {}
         for name, camera in rigs.items():  # the same effects for truth and detector boxes
-            seen[name], states[name], eyes[name] = read_view(scene, camera, name, view_rng, found)
+            write = args.write / f"{index:03d}_{name}.jpg" if args.write is not None and found is None else None
+            seen[name], states[name], eyes[name] = read_view(scene, camera, name, view_rng, found, write=write)
         states["A+B"] = fuse_states([states["A"], states["B"]],
                                     eyes=None if args.no_sight else [eyes["A"], eyes["B"]],
                                     thickness_mm=None if args.no_top else scene.chipset.thickness_mm)
@@ -223,6 +230,10 @@ def main() -> int:
                         help="fuse without the cameras' places (stacks one when their feet lie within 20 mm)")
     parser.add_argument("--no-top", action="store_true",
                         help="fuse without triangulating the stacks' tops (the cameras' count evidence alone)")
+    parser.add_argument("--write", type=Path, metavar="DIR",
+                        help="also write each frame as DIR/NNN_{overhead,A,B}.jpg and each camera's calibration as "
+                        "DIR/{overhead,A,B}.yaml (for `floorman detect NNN_A.jpg --calib A.yaml --view NNN_B.jpg "
+                        "B.yaml`)")
     parser.add_argument("--verbose", action="store_true",
                         help="print each stack the fused cameras read wrong, with each camera's reading")
     args = parser.parse_args()
@@ -232,6 +243,8 @@ def main() -> int:
 
         detector = create_detector(OnnxDetectorConfig(model=args.model or default_model()))
     rigs = cameras(args)
+    if args.write is not None:
+        args.write.mkdir(parents=True, exist_ok=True)
     tallies = {"truth boxes": Tally(), "detector boxes": Tally()}
     started = time.perf_counter()
     for index in range(args.frames):
