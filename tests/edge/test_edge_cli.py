@@ -14,7 +14,7 @@ from floorman.cli import build_parser, main
 from floorman.core.events import Event, Heartbeat
 from floorman.core.layout import TableLayout
 from floorman.edge.broker import Broker
-from floorman.edge.cli import run_edge
+from floorman.edge.cli import edge_config, run_edge
 from floorman.edge.subscriber import EventSubscriber
 from floorman.vision.calibration import PointPair, calibrate_from_points
 from tests.edge.derive_helpers import centre
@@ -75,6 +75,23 @@ def test_missing_files_are_named_by_their_flag(tmp_path: Path, capsys: pytest.Ca
     assert main(argv) == 2
     error = capsys.readouterr().err
     assert f"field '{named}'" in error and "no such" in error
+
+
+def test_another_camera_s_missing_files_and_truth_are_named_by_view(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    folder, truth = folder_and_truth(tmp_path, frames=1)
+    calib = str(write_calibration(tmp_path / "cam.yaml", layout=TableLayout.default()))
+    spool = ("--spool", str(tmp_path / "s.sqlite"))
+    for view, message in (([str(folder), "no-such-calib.yaml"], "no such calibration file"),
+                          (["no-such-video.mp4", calib], "no such file or folder")):
+        assert main(edge_args("--calib", calib, "--view", *view, *spool, source=str(folder))) == 2
+        error = capsys.readouterr().err
+        assert "field '--view'" in error and message in error
+    assert main(edge_args("--truth", str(truth), "--view", str(folder), calib, *spool, source=str(folder))) == 2
+    assert "field '--view'" in capsys.readouterr().err
+    args = build_parser().parse_args(edge_args("--calib", calib, "--view", str(folder), calib, source=str(folder)))
+    views = edge_config(args).views
+    assert [(v.source, v.calibration) for v in views] == [(str(folder), Path(calib))]
 
 
 def test_a_calibration_of_another_layout_is_refused_naming_the_file(tmp_path: Path,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,14 +20,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from floorman.core.chips import ChipSet
 from floorman.core.errors import ConfigError
 from floorman.core.layout import TableLayout, bundled_layout_names
-from floorman.edge.builders import StateBuilder, TruthStateBuilder, VisionStateBuilder
+from floorman.edge.builders import FusedStateBuilder, StateBuilder, TruthStateBuilder, VisionStateBuilder
 from floorman.edge.bus import PublisherKey
 from floorman.edge.derive import DeriveConfig, EventDeriver
 from floorman.edge.evidence import EvidenceBuffer
 from floorman.edge.gate import ChangeGatedDetector
 from floorman.edge.pipeline import EdgePipeline, PipelineSettings
 from floorman.edge.publisher import EventPublisher, Health, PublisherSecurity
-from floorman.edge.sources import open_source
+from floorman.edge.sources import FrameSource, ViewsSource, open_source
 from floorman.edge.spool import Spool
 from floorman.vision.calibration import MAX_CAMERA_HEIGHT_MM, Calibration
 from floorman.vision.detector import OnnxDetector, OnnxDetectorConfig
@@ -51,6 +52,17 @@ class PerceptionConfig(BaseModel):
     change_threshold: int = Field(default=12, ge=0, lt=256, description="Grey-level change that wakes the "
                                   "detector; 0 runs it on every whole frame.")
     threads: int = Field(default=1, ge=1, description="ONNX Runtime threads.")
+
+
+class ViewConfig(BaseModel):
+    """Another camera of the same table (`--view SRC CALIB`): its frames are read in step with the first's and
+    its table states fused with them (`FusedStateBuilder`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str = Field(description="Video file, stream URL, camera index or image folder.")
+    calibration: Path = Field(description="This camera's calibration YAML (its camera height, if measured, kept "
+                              "in it: `floorman calibrate --camera-height`).")
 
 
 class EdgeConfig(BaseModel):
@@ -85,6 +97,8 @@ class EdgeConfig(BaseModel):
     heartbeat_s: float = Field(default=1.0, gt=0, description="Seconds between heartbeats.")
     threads: int = Field(default=1, ge=1, description="ONNX Runtime threads.")
     derive: DeriveConfig = Field(default_factory=DeriveConfig, description="Event derivation settings.")
+    views: list[ViewConfig] = Field(default_factory=list, description="The table's other cameras, fused with this "
+                                    "one in table mm (vision only).")
 
 
 def load_layout(spec: str) -> TableLayout:
@@ -97,9 +111,9 @@ def load_layout(spec: str) -> TableLayout:
     return TableLayout.load(path)
 
 
-def load_calibration(path: Path, *, layout: TableLayout) -> Calibration:
+def load_calibration(path: Path, *, layout: TableLayout, field: str = "--calib") -> Calibration:
     if not path.is_file():
-        raise ConfigError(f"no such calibration file: {path}", field="--calib")
+        raise ConfigError(f"no such calibration file: {path}", field=field)
     calibration = Calibration.load(path)
     if calibration.layout != layout.name:
         raise ConfigError(f"the calibration is for layout {calibration.layout!r}, expected {layout.name!r} "
@@ -114,8 +128,13 @@ def perception(config: EdgeConfig) -> PerceptionConfig:
                             change_threshold=config.change_threshold, threads=config.threads)
 
 
-def build_state_builder(config: PerceptionConfig, *, layout: TableLayout) -> StateBuilder:
+def build_state_builder(config: PerceptionConfig, *, layout: TableLayout,
+                        views: Sequence[ViewConfig] = ()) -> StateBuilder:
+    """The state builder of the edge's camera, or, with `views`, of all its cameras fused."""
     if config.truth is not None:
+        if views:
+            raise ConfigError("--view fuses cameras' vision: simulator truth (--truth) is one camera's",
+                              field="--view")
         return TruthStateBuilder.load(config.truth, camera_id=config.camera_id)
     if config.calibration is None:
         raise ConfigError("vision needs the camera's calibration (or --truth FRAMES to replay simulator truth)",
@@ -125,14 +144,27 @@ def build_state_builder(config: PerceptionConfig, *, layout: TableLayout) -> Sta
     if not model.is_file():
         raise ConfigError(f"no such ONNX model: {model}", field="--model")
     onnx = OnnxDetector(OnnxDetectorConfig(model=model, threads=config.threads))
-    detector = ChangeGatedDetector(onnx, threshold=config.change_threshold) if config.change_threshold > 0 else onnx
     chipset = None
     if config.chipset is not None:
         if not config.chipset.is_file():
             raise ConfigError(f"no such chip set file: {config.chipset}", field="--chipset")
         chipset = ChipSet.load(config.chipset)
-    return VisionStateBuilder(detector, calibration=calibration, layout=layout, camera_id=config.camera_id,
-                              chipset=chipset, camera_height_mm=config.camera_height_mm)
+
+    def camera(calibration: Calibration, camera_id: str, height_mm: float | None, *,
+               track: bool) -> VisionStateBuilder:
+        # one change gate per camera (its own last frame); the ONNX session is shared (one analysis thread)
+        detector = ChangeGatedDetector(onnx, threshold=config.change_threshold) if config.change_threshold > 0 \
+            else onnx
+        return VisionStateBuilder(detector, calibration=calibration, layout=layout, camera_id=camera_id,
+                                  chipset=chipset, camera_height_mm=height_mm, track=track)
+
+    if not views:
+        return camera(calibration, config.camera_id, config.camera_height_mm, track=True)
+    builders = [camera(calibration, config.camera_id, config.camera_height_mm, track=False)]
+    for number, view in enumerate(views, start=1):
+        builders.append(camera(load_calibration(view.calibration, layout=layout, field="--view"),
+                               f"{config.camera_id}.{number}", None, track=False))
+    return FusedStateBuilder(builders, camera_id=config.camera_id, chipset=chipset)
 
 
 @dataclass
@@ -168,8 +200,11 @@ class EdgeAgent:
 def build_agent(config: EdgeConfig, *, security: PublisherSecurity | None = None) -> EdgeAgent:
     """Check the files and wire the stages (nothing runs until `start`)."""
     layout = load_layout(config.layout)
-    builder = build_state_builder(perception(config), layout=layout)
-    source = open_source(config.source, loop=config.loop, fps=config.fps)
+    builder = build_state_builder(perception(config), layout=layout, views=config.views)
+    source: FrameSource = open_source(config.source, loop=config.loop, fps=config.fps)
+    if config.views:
+        source = ViewsSource([source, *(open_source(v.source, loop=config.loop, fps=config.fps, field="--view")
+                                        for v in config.views)])
     deriver = EventDeriver(layout, table_id=config.table_id, camera_id=config.camera_id, config=config.derive)
     spool = Spool(config.spool, max_events=config.spool_max_events)
     evidence = EvidenceBuffer(max_bytes=int(config.evidence_mb * 1024 * 1024), max_age_s=config.evidence_s)

@@ -13,9 +13,10 @@ changed.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import cv2
 import numpy as np
@@ -26,7 +27,9 @@ from floorman.core.frame_truth import FrameTruth, read_frames
 from floorman.core.layout import TableLayout
 from floorman.core.table_state import TableState
 from floorman.vision.calibration import Calibration
+from floorman.vision.detections import Detections
 from floorman.vision.detector import Detector
+from floorman.vision.fusion import Eye, fuse_states
 from floorman.vision.table_state import TableStateBuilder, recognise_card_reader
 from floorman.vision.tracking import TableTracker
 
@@ -39,6 +42,14 @@ class StateBuilder(Protocol):
     """What the analysis stage calls for each frame it analyses."""
 
     def build(self, frame_bgr: Image, frame_no: int, t: float) -> TableState: ...
+
+
+@runtime_checkable
+class ViewsStateBuilder(StateBuilder, Protocol):
+    """A state builder of several cameras (`ViewsSource`): the analysis stage calls `build_views` with every
+    camera's image of the moment, the first camera's first."""
+
+    def build_views(self, images: Sequence[Image], frame_no: int, t: float) -> TableState: ...
 
 
 class VisionStateBuilder:
@@ -62,6 +73,71 @@ class VisionStateBuilder:
             frame_bgr = np.ascontiguousarray(cv2.resize(frame_bgr, self.size, interpolation=cv2.INTER_AREA if shrink
                                                         else cv2.INTER_LINEAR))
         return self.inner.build(frame_bgr, frame_no, t)
+
+
+class FusedStateBuilder:
+    """Several calibrated cameras' `VisionStateBuilder`s (built without trackers), their states of each moment
+    fused in table mm (`vision.fusion.fuse_states`: each stack counted from every camera's view, each card once),
+    then tracked in table mm (one ByteTrack over the fused objects, so a track keeps its id whichever camera's
+    reading is kept)."""
+
+    def __init__(self, builders: Sequence[VisionStateBuilder], *, camera_id: str,
+                 chipset: ChipSet | None = None, track: bool = True) -> None:
+        if len(builders) < 2:
+            raise ValueError(f"expected two or more cameras' builders, got {len(builders)}")
+        self.builders = list(builders)
+        self.camera_id = camera_id
+        self.chipset = chipset or ChipSet.default()
+        cameras = [b.inner.chips.camera for b in self.builders]
+        self.eyes: list[Eye] = [(float(c.eye[0]), float(c.eye[1]), float(c.eye[2])) for c in cameras if c is not None]
+        if len(self.eyes) != len(self.builders):
+            raise ValueError("expected every camera calibrated (a camera model per builder)")
+        self.tracker = TableTracker(NAMES) if track else None
+
+    def build(self, frame_bgr: Image, frame_no: int, t: float) -> TableState:
+        del frame_bgr
+        raise ValueError(f"{self.camera_id}: expected every camera's image of frame {frame_no} ({t:.3f} s): "
+                         "build_views, from a ViewsSource")
+
+    def build_views(self, images: Sequence[Image], frame_no: int, t: float) -> TableState:
+        if len(images) != len(self.builders):
+            raise ValueError(f"expected {len(self.builders)} cameras' images, got {len(images)}")
+        states = [builder.build(image, frame_no, t) for builder, image in zip(self.builders, images, strict=True)]
+        fused = replace(fuse_states(states, eyes=self.eyes, thickness_mm=self.chipset.thickness_mm), frame=frame_no,
+                        t=t, camera_id=self.camera_id)
+        return fused if self.tracker is None else tracked(fused, self.tracker)
+
+
+# The tracker's classes (the detector's, `datasets.scene.DetectorClass`: the edge may not import the simulator).
+NAMES = {0: "card_face", 1: "card_back", 2: "chip", 3: "dealer_button", 4: "hand"}
+
+
+def tracked(state: TableState, tracker: TableTracker) -> TableState:
+    """`state` with its objects' track ids from `tracker`, on their table-mm places (`TableTracker.update`)."""
+    objects: list[tuple[int, float, tuple[float, float] | None]] = []
+    for card in state.cards:
+        objects.append((0 if card.face_up else 1, card.confidence, card.position_mm))
+    for stack in state.chips:
+        objects.append((2, stack.confidence, stack.position_mm))
+    for hand in state.hands:
+        objects.append((4, hand.confidence, hand.position_mm))
+    if state.button is not None:
+        objects.append((3, state.button.confidence, state.button.position_mm))
+    placed = [o for o in objects if o[2] is not None]
+    if len(placed) != len(objects):
+        raise ValueError("expected every fused object placed on the table (a calibrated camera's)")
+    xy = np.array([o[2] for o in placed], dtype=np.float32).reshape(-1, 2)
+    detections = Detections(xyxy=np.zeros((len(placed), 4), dtype=np.float32),
+                            confidence=np.array([o[1] for o in placed], dtype=np.float32),
+                            class_id=np.array([o[0] for o in placed], dtype=np.int64), xy_mm=xy)
+    ids = [int(i) if i >= 0 else None for i in tracker.update(detections).tracker_id.tolist()]
+    cards, rest = ids[:len(state.cards)], ids[len(state.cards):]
+    chips, rest = rest[:len(state.chips)], rest[len(state.chips):]
+    hands, rest = rest[:len(state.hands)], rest[len(state.hands):]
+    return replace(state, cards=tuple(replace(c, track_id=i) for c, i in zip(state.cards, cards, strict=True)),
+                   chips=tuple(replace(c, track_id=i) for c, i in zip(state.chips, chips, strict=True)),
+                   hands=tuple(replace(h, track_id=i) for h, i in zip(state.hands, hands, strict=True)),
+                   button=None if state.button is None else replace(state.button, track_id=rest[0]))
 
 
 class TruthStateBuilder:

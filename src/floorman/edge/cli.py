@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from floorman.core.errors import ConfigError, flag_error
-from floorman.edge.agent import EdgeConfig, build_agent
+from floorman.edge.agent import EdgeConfig, ViewConfig, build_agent
 from floorman.edge.broker import Broker, BrokerSecurity
 from floorman.edge.bus import ENDPOINT_HELP, check_endpoint
 from floorman.edge.keys import generate_keypair, load_allow_list, load_keypair
@@ -156,6 +156,10 @@ def register_edge(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     edge.add_argument("--camera-height", type=float, metavar="MM",
                       help="camera height above the felt in mm (stack counts under a straight-down camera; "
                       "default: the calibration file's, if measured)")
+    edge.add_argument("--view", nargs=2, action="append", default=[], metavar=("SRC", "CALIB"),
+                      help="another camera of the same table and its calibration (repeatable): read in step with "
+                      "--source (one frame rate), each stack counted from every camera's view of it "
+                      "(`vision.fusion`); its camera height is its calibration file's")
     edge.add_argument("--connect", required=True, type=_endpoint_type(bind=False), metavar="tcp://HOST:PORT",
                       help="the broker's frontend")
     edge.add_argument("--truth", type=Path, metavar="FRAMES", help="derive from a simulator frames.jsonl instead "
@@ -195,7 +199,8 @@ def edge_config(args: argparse.Namespace) -> EdgeConfig:
                           camera_height_mm=args.camera_height, truth=args.truth, connect=args.connect,
                           replay_bind=args.replay_bind, advertise=args.advertise, spool=spool, loop=args.loop,
                           realtime=args.realtime, fps=args.fps, change_threshold=args.change,
-                          evidence_mb=args.evidence_mb)
+                          evidence_mb=args.evidence_mb,
+                          views=[ViewConfig(source=source, calibration=Path(calib)) for source, calib in args.view])
     except ValidationError as exc:
         raise flag_error(exc, flags={"table_id": "--table", "camera_id": "--camera", "change_threshold": "--change",
                                      "camera_height_mm": "--camera-height"}) from None

@@ -22,11 +22,11 @@ from typing import Final
 
 from floorman.core.errors import CameraError
 from floorman.core.events import CameraStatus, EventBase
-from floorman.edge.builders import StateBuilder
+from floorman.edge.builders import StateBuilder, ViewsStateBuilder
 from floorman.edge.derive import EventDeriver
 from floorman.edge.evidence import EvidenceBuffer, encode_jpeg
 from floorman.edge.publisher import Health
-from floorman.edge.sources import Frame, FrameSource
+from floorman.edge.sources import Frame, FrameSource, ViewsSource
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +78,8 @@ class EdgePipeline:
                  sink: Callable[[EventBase], object], evidence: EvidenceBuffer | None = None,
                  settings: PipelineSettings | None = None,
                  on_health: Callable[[Health], None] | None = None) -> None:
+        if isinstance(source, ViewsSource) and not isinstance(builder, ViewsStateBuilder):
+            raise ValueError(f"{source.name}: several cameras need a builder of their views (FusedStateBuilder)")
         self.source = source
         self.builder = builder
         self.deriver = deriver
@@ -201,7 +203,10 @@ class EdgePipeline:
             if isinstance(item, _End):
                 self._put_event(END)
                 return
-            state = self.builder.build(item.image, item.number, item.t)
+            if item.views and isinstance(self.builder, ViewsStateBuilder):  # a ViewsSource's: every camera's
+                state = self.builder.build_views((item.image, *item.views), item.number, item.t)
+            else:
+                state = self.builder.build(item.image, item.number, item.t)
             events = self.deriver.update(state)
             if self.evidence is not None and (events or item.t - last_evidence >= self.settings.evidence_interval_s):
                 self.evidence.add(item.number, item.t, encode_jpeg(item.image, quality=self.settings.evidence_quality))

@@ -31,12 +31,14 @@ READ_TIMEOUT_MS = 3000
 
 @dataclass(frozen=True)
 class Frame:
-    """One captured frame: its number at the source, its time (s), the BGR image, when it was captured."""
+    """One captured frame: its number at the source, its time (s), the BGR image, when it was captured; from a
+    `ViewsSource`, the other cameras' frames of the same moment too."""
 
     number: int
     t: float
     image: Image
     captured_at: float  # time.monotonic() at capture, for latency
+    views: tuple[Image, ...] = ()  # the other cameras' images (`ViewsSource`), in their order
 
 
 class FrameSource(Protocol):
@@ -50,12 +52,12 @@ class FrameSource(Protocol):
     def close(self) -> None: ...
 
 
-def open_source(spec: str, *, loop: bool = False, fps: float = 30.0) -> FrameSource:
-    """The source named by `spec`; ConfigError naming --source when it cannot be one."""
+def open_source(spec: str, *, loop: bool = False, fps: float = 30.0, field: str = "--source") -> FrameSource:
+    """The source named by `spec`; ConfigError naming `field` (the flag that gave it) when it cannot be one."""
     text = spec.strip()
     if not text:
         raise ConfigError("expected a video file, stream URL, camera index or image folder, got ''",
-                          field="--source")
+                          field=field)
     if text.isdigit():
         return CaptureSource(int(text), name=f"camera {text}", live=True)
     if text.lower().startswith(STREAM_SCHEMES):
@@ -66,7 +68,7 @@ def open_source(spec: str, *, loop: bool = False, fps: float = 30.0) -> FrameSou
     if path.is_file():
         return CaptureSource(str(path), name=str(path), live=False, loop=loop)
     raise ConfigError(f"no such file or folder: {text} (expected a video file, stream URL such as rtsp://..., "
-                      "camera index or image folder)", field="--source")
+                      "camera index or image folder)", field=field)
 
 
 class CaptureSource:
@@ -160,3 +162,40 @@ class ImageFolderSource:
 
     def close(self) -> None:
         self._files = []
+
+
+class ViewsSource:
+    """Several cameras of one table read in step: each `read` takes the next frame of every source and returns the
+    first's, the others' images as its `views` (its number and time the first's). The cameras must run at one frame
+    rate (recordings: the same frame count over the same time); a frame missing from any source ends or breaks
+    the whole (the capture stage reconnects all)."""
+
+    def __init__(self, sources: list[FrameSource]) -> None:
+        if len(sources) < 2:
+            raise ValueError(f"expected two or more sources, got {len(sources)}")
+        self.sources = sources
+        self.name = " + ".join(source.name for source in sources)
+        self.live = any(source.live for source in sources)
+
+    def open(self) -> None:
+        opened: list[FrameSource] = []
+        try:
+            for source in self.sources:
+                source.open()
+                opened.append(source)
+        except CameraError:
+            for source in opened:
+                source.close()
+            raise
+
+    def read(self) -> Frame | None:
+        frames = [source.read() for source in self.sources]
+        first = frames[0]
+        if first is None or any(frame is None for frame in frames[1:]):
+            return None
+        views = tuple(frame.image for frame in frames[1:] if frame is not None)
+        return Frame(number=first.number, t=first.t, image=first.image, captured_at=first.captured_at, views=views)
+
+    def close(self) -> None:
+        for source in self.sources:
+            source.close()
