@@ -92,25 +92,24 @@ def fuse_states(states: Sequence[TableState], *, eyes: Sequence[Eye] | None = No
         raise ValueError(f"fusion: expected one state per camera, got cameras {ids}")
     if eyes is not None and len(eyes) != len(states):
         raise ValueError(f"fusion: expected one camera place per state ({len(states)}), got {len(eyes)}")
-    settings = settings or FusionSettings()
-    config = settings
+    limits = settings or FusionSettings()
 
     def stack_distance(a: SeenChips, camera_a: int, b: SeenChips, camera_b: int) -> float | None:
         assert a.position_mm is not None and b.position_mm is not None
         plain = math.dist(a.position_mm, b.position_mm)
         if eyes is None:
-            return plain if plain <= config.same_stack_mm else None
+            return plain if plain <= limits.same_stack_mm else None
         across = _across_sights(a.position_mm, eyes[camera_a][:2], b.position_mm, eyes[camera_b][:2],
-                                along_mm=config.along_sight_mm)
-        return plain if plain <= config.along_sight_mm and across <= config.across_sight_mm else None
+                                along_mm=limits.along_sight_mm)
+        return plain if plain <= limits.along_sight_mm and across <= limits.across_sight_mm else None
 
     chips = [fuse_stacks([v for _, v in group], thickness_mm=thickness_mm,
                          eyes=None if eyes is None else [eyes[camera] for camera, _ in group])
              for group in _groups([s.chips for s in states], stack_distance)]
     cards = [max((c for _, c in group), key=_card_sureness)
-             for group in _groups([s.cards for s in states], _within(settings.same_card_mm, agree=_same_card))]
+             for group in _groups([s.cards for s in states], _within(limits.same_card_mm, agree=_same_card))]
     hands = [max((h for _, h in group), key=lambda h: h.confidence)
-             for group in _groups([s.hands for s in states], _within(settings.same_hand_mm))]
+             for group in _groups([s.hands for s in states], _within(limits.same_hand_mm))]
     button = max((s.button for s in states if s.button is not None), key=lambda b: b.confidence, default=None)
     extra = {f"{s.camera_id}.{key}": value for s in states for key, value in s.extra.items()}
     return TableState(frame=states[0].frame, t=states[0].t, camera_id="+".join(ids), cards=tuple(cards),
