@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from floorman.core.errors import ConfigError
 from floorman.core.events import BlindsLevel, ButtonMoved, CardDealt, EventBase, Tap, ZoneCards
 from floorman.core.layout import TableLayout
 from floorman.core.table_state import TableState
@@ -164,6 +165,28 @@ def test_vision_on_the_video_is_scored_like_the_truth_frames(tmp_path: Path,
     monkeypatch.setattr(derivation, "vision_states", no_vision)
     again = evaluate_scenario(folder, calibration=folder / "cam.yaml", states="vision.jsonl")
     assert again.events == seen.events and again.alerts == seen.alerts
+
+
+@pytest.mark.slow
+def test_another_camera_s_render_is_read_in_step_and_fused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import cv2
+
+    from floorman.vision.calibration import calibrate_from_markers
+
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(TINY, encoding="utf-8")
+    folder = tmp_path / "render"
+    run_scenario(spec, folder, size=(640, 360))
+    calibrate_from_markers(cv2.imread(str(folder / "calibration.png")), layout=LAYOUT).save(folder / "cam.yaml")
+    # The same video as a second camera's: every object seen twice at one place, fused into one.
+    both = evaluate_scenario(folder, calibration=folder / "cam.yaml", views=[(folder, folder / "cam.yaml")])
+    assert both.frames == 90 and sum(s.derived for s in both.events.values()) > 0
+    with pytest.raises(ConfigError, match="other cameras' views need vision") as refused:
+        evaluate_scenario(folder, views=[(folder, folder / "cam.yaml")])
+    assert refused.value.field == "--view"
+    with pytest.raises(SystemExit):
+        main([str(folder), "--view", str(folder), "cam.yaml"])  # without --vision
+    assert "--view needs --vision" in capsys.readouterr().err
 
 
 def test_the_scenario_lines_give_the_face_up_names_with_the_events(scenario: Path) -> None:

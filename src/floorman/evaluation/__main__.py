@@ -33,6 +33,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--stale-states", action="store_true", help="with --states: read DIR/NAME back even when "
                         "the detector, calibration or vision code changed since it was made (same video; a warning "
                         "says what differs): re-scores the derivation alone while the recognisers are being changed")
+    parser.add_argument("--view", nargs=2, action="append", default=[], metavar=("DIR", "CALIB"),
+                        help="with --vision and one folder: the same scenario rendered from another camera (DIR, "
+                        "calibrated by DIR/CALIB), read in step and fused with the first as `floorman edge --view` "
+                        "fuses them (repeatable; not with --states)")
     parser.add_argument("--rulebook", metavar="R", help="check every scenario under this rulebook (a shipped id or a "
                         "YAML file) instead of its own; the expected alerts are those whose rule it checks")
     args = parser.parse_args(argv)
@@ -40,6 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--states needs --vision")
     if args.stale_states and args.states is None:
         parser.error("--stale-states needs --states")
+    if args.view and (args.vision is None or args.states is not None or len(args.folders) != 1):
+        parser.error("--view needs --vision and one folder, and no --states")
     logging.basicConfig(level=logging.WARNING)
     oracle = tuple(t for t in args.oracle.split(",") if t)
     scores = []
@@ -48,7 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             calibration = None if args.vision is None else folder / args.vision
             score = evaluate_scenario(folder, oracle=oracle, tolerance_s=args.tolerance, calibration=calibration,
                                       model=args.model, states=args.states, stale_states=args.stale_states,
-                                      rulebook=args.rulebook)
+                                      rulebook=args.rulebook,
+                                      views=[(Path(d), Path(d) / c) for d, c in args.view])
             scores.append(score)
             sys.stdout.write("\n".join(scenario_lines(score, events=args.events)) + "\n")
     except FloormanError as exc:

@@ -20,6 +20,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from floorman.core.alerts import ExpectedAlert
 from floorman.core.errors import ConfigError
@@ -28,7 +29,8 @@ from floorman.core.layout import TableLayout
 from floorman.core.table_state import TableState
 from floorman.datasets.scenario import FPS, load_scenario
 from floorman.datasets.truth import FRAMES_FILE, TRUTH_FILE, FrameTruth, read_frames, read_truth
-from floorman.edge.agent import DEFAULT_MODEL, PerceptionConfig, build_state_builder, load_layout
+from floorman.edge.agent import DEFAULT_MODEL, PerceptionConfig, ViewConfig, build_state_builder, load_layout
+from floorman.edge.builders import ViewsStateBuilder
 from floorman.edge.derive import DeriveConfig, EventDeriver
 from floorman.evaluation.states import cached_states, header_for, stale_header
 from floorman.rules.rulebook import load_rulebook
@@ -50,25 +52,37 @@ def derive_events(frames: Iterable[FrameTruth | TableState], *, layout: TableLay
 
 
 def vision_states(folder: Path, *, layout_name: str, calibration: Path, model: Path | None = None,
-                  camera_id: str = "sim") -> Iterator[TableState]:
+                  camera_id: str = "sim", views: Sequence[tuple[Path, Path]] = ()) -> Iterator[TableState]:
     """The edge's vision (`build_state_builder`: gated detector, recognisers, tracker) on each frame of the
-    folder's video.mp4, with the calibration file given (`floorman calibrate DIR/calibration.png`)."""
-    video = folder / "video.mp4"
-    builder = build_state_builder(PerceptionConfig(camera_id=camera_id, calibration=calibration, model=model),
-                                  layout=load_layout(layout_name))
-    capture = cv2.VideoCapture(str(video))
-    if not capture.isOpened():
-        raise ConfigError(f"cannot read the video {video}", field="video.mp4")
+    folder's video.mp4, with the calibration file given (`floorman calibrate DIR/calibration.png`). `views`: the
+    same scenario rendered from other cameras (each folder with its calibration file), read in step and fused as
+    `floorman edge --view` fuses them (`FusedStateBuilder`)."""
+    builder = build_state_builder(
+        PerceptionConfig(camera_id=camera_id, calibration=calibration, model=model), layout=load_layout(layout_name),
+        views=[ViewConfig(source=str(other / "video.mp4"), calibration=calib) for other, calib in views])
+    captures = []
     try:
+        for video in [folder / "video.mp4", *(other / "video.mp4" for other, _ in views)]:
+            capture = cv2.VideoCapture(str(video))
+            captures.append(capture)
+            if not capture.isOpened():
+                raise ConfigError(f"cannot read the video {video}", field="video.mp4")
         frame_no = 0
         while True:
-            ok, image = capture.read()
-            if not ok:
-                return
-            yield builder.build(np.ascontiguousarray(image), frame_no, frame_no / FPS)
+            images: list[npt.NDArray[np.uint8]] = []
+            for capture in captures:
+                ok, image = capture.read()
+                if not ok:
+                    return
+                images.append(np.ascontiguousarray(image, dtype=np.uint8))
+            if isinstance(builder, ViewsStateBuilder) and views:
+                yield builder.build_views(images, frame_no, frame_no / FPS)
+            else:
+                yield builder.build(images[0], frame_no, frame_no / FPS)
             frame_no += 1
     finally:
-        capture.release()
+        for capture in captures:
+            capture.release()
 
 
 def renumber(events: Iterable[EventBase]) -> list[EventBase]:
@@ -246,7 +260,8 @@ class ScenarioScore:
 def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracle: Sequence[str] = (),
                       tolerance_s: float = 1.0, calibration: Path | None = None,
                       model: Path | None = None, states: str | None = None,
-                      stale_states: bool = False, rulebook: str | None = None) -> ScenarioScore:
+                      stale_states: bool = False, rulebook: str | None = None,
+                      views: Sequence[tuple[Path, Path]] = ()) -> ScenarioScore:
     """Derive the events of a rendered scenario folder (frames.jsonl, truth.jsonl, scenario.yaml) and score them.
     With a `calibration`, the table states come from the edge's vision (detector `model`, default the shipped
     INT8 one) on video.mp4 instead of frames.jsonl; with `states` too, they are kept in (and, when made from the
@@ -254,7 +269,9 @@ def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracl
     `stale_states` reads that file back whatever detector, calibration or vision code made it (same video).
     `rulebook` (a shipped id or a YAML path) checks the events under that rulebook instead of the scenario's own:
     the expected alerts are then those of the scenario whose rule it checks (what a club with that rulebook would
-    be told; its other checks may raise alerts the scenario expects none of, which count as false)."""
+    be told; its other checks may raise alerts the scenario expects none of, which count as false). `views`: the
+    scenario rendered from other cameras too (folder, calibration file), fused with the first (`vision_states`;
+    not with `states`: a states file holds one camera's)."""
     loaded = load_scenario(folder / "scenario.yaml")
     frames = read_frames(folder / FRAMES_FILE)
     records = read_truth(folder / TRUTH_FILE)
@@ -262,8 +279,11 @@ def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracl
     expected = [r for r in records if isinstance(r, ExpectedAlert)]
     table_id = truth[0].table_id if truth else "sim"
     source: Iterable[FrameTruth | TableState] = frames
+    if views and (calibration is None or states is not None):
+        raise ConfigError("other cameras' views need vision (a calibration) and no stored states", field="--view")
     if calibration is not None:
-        source = vision_states(folder, layout_name=loaded.spec.layout, calibration=calibration, model=model)
+        source = vision_states(folder, layout_name=loaded.spec.layout, calibration=calibration, model=model,
+                               views=views)
         if states is not None:
             header = header_for(folder / "video.mp4", model=model or DEFAULT_MODEL, calibration=calibration)
             if stale_states:
