@@ -112,6 +112,10 @@ def test_with_the_cameras_places_feet_apart_along_their_lines_of_sight_are_one_s
     assert len(fuse_states(states).chips) == 3  # 34 mm apart: two stacks without the cameras' places
     fused = fuse_states(states, eyes=FACING)
     assert sorted(s.count for s in fused.chips) == [1, 8]
+    raised_a = SeenHand(box=(0, 0, 9, 9), confidence=0.7, position_mm=(300.0, -60.0))  # a hand 100 mm up
+    raised_b = SeenHand(box=(0, 0, 9, 9), confidence=0.8, position_mm=(305.0, 50.0))
+    hands = [_state("cam0", hands=(raised_a,)), _state("cam1", hands=(raised_b,))]
+    assert len(fuse_states(hands).hands) == 2 and fuse_states(hands, eyes=FACING).hands == (raised_b,)
     far = _stack(0.0, -60.0, (100,) * 9, 0.4, likely=(9,))  # 64 mm along: more than a count can slide a foot
     assert len(fuse_states([_state("cam0", chips=(far,)), states[1]], eyes=FACING).chips) == 3
     with pytest.raises(ValueError, match=r"one camera place per state \(2\), got 1"):

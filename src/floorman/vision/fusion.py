@@ -16,7 +16,8 @@ its own frame; `fuse_states` then joins the objects that lie at the same place o
   surest count alone;
 - a card seen by several cameras (centres within `same_card_mm`, the same face) keeps the surest identity (a
   camera that misread it is outvoted by a surer one, not printed as a second card);
-- hands closer than `same_hand_mm` are one hand (the surest box); the dealer button is the surest one.
+- hands closer than `same_hand_mm` are one hand (the surest box; with the cameras' places, apart along their
+  lines of sight by up to HAND_ALONG_SIGHT_MM each: a hand is over the felt); the dealer button is the surest one.
 
 Objects one camera alone saw are kept as it saw them. Boxes stay in the pixels of the camera whose reading was
 kept, so the fused state's boxes are of mixed frames; positions and zones are what it is for. The cameras must be
@@ -45,6 +46,9 @@ SAME_STACK_MM = 20.0
 # within ~10 mm (a box's centre mapped to the felt).
 SAME_CARD_MM = 18.0
 SAME_HAND_MM = 80.0
+# A hand is over the felt, not on it: two cameras facing each other place it apart along their lines of sight, by
+# about twice its height times the tangent of their tilt (~100 mm for a hand 100 mm up, 28 degrees from vertical).
+HAND_ALONG_SIGHT_MM = 150.0
 # With the cameras' places known: two cameras' feet of one stack read with one count lie within ~3 mm (90 %) and
 # 10 mm (99 %); read with counts apart, up to ~44 mm apart along the cameras' lines of sight (`benchmarks/
 # chips_cameras.py` dev seed 31000, detector boxes, two cameras 28 degrees from vertical facing each other).
@@ -108,8 +112,17 @@ def fuse_states(states: Sequence[TableState], *, eyes: Sequence[Eye] | None = No
              for group in _groups([s.chips for s in states], stack_distance)]
     cards = [max((c for _, c in group), key=_card_sureness)
              for group in _groups([s.cards for s in states], _within(limits.same_card_mm, agree=_same_card))]
+    def hand_distance(a: SeenHand, camera_a: int, b: SeenHand, camera_b: int) -> float | None:
+        assert a.position_mm is not None and b.position_mm is not None
+        plain = math.dist(a.position_mm, b.position_mm)
+        if eyes is None:
+            return plain if plain <= limits.same_hand_mm else None
+        across = _across_sights(a.position_mm, eyes[camera_a][:2], b.position_mm, eyes[camera_b][:2],
+                                along_mm=HAND_ALONG_SIGHT_MM)
+        return plain if plain <= 2 * HAND_ALONG_SIGHT_MM and across <= limits.same_hand_mm else None
+
     hands = [max((h for _, h in group), key=lambda h: h.confidence)
-             for group in _groups([s.hands for s in states], _within(limits.same_hand_mm))]
+             for group in _groups([s.hands for s in states], hand_distance)]
     button = max((s.button for s in states if s.button is not None), key=lambda b: b.confidence, default=None)
     extra = {f"{s.camera_id}.{key}": value for s in states for key, value in s.extra.items()}
     return TableState(frame=states[0].frame, t=states[0].t, camera_id="+".join(ids), cards=tuple(cards),
