@@ -13,6 +13,9 @@ calibration frame (`floorman calibrate`, the layout's ArUco markers) and evaluat
 detector, calibration and vision code are the same, so a second run re-scores the derivation in seconds.
 `--measured-height` calibrates with the camera's height above the felt as an installer measures it with a tape
 (`floorman calibrate --camera-height`; the scenario camera's own height), into a calibration file of its own.
+The two-camera sets (`pair1080`, `pair4k`, session 25) render each scenario from a second camera too (facing the
+first across the table), calibrate it alike, and derive from both fused (`evaluate_scenario(views=)`, as `floorman
+edge --view`); their states are not stored (a states file holds one camera's).
 Printed per set: alerts expected and met, alerts raised that were not expected (false), and the pushes, dealt cards
 and taps derived, matched within the tolerance, against the truth (recall and precision). With `--hands`, a second
 table: the vision's hand boxes, those on no rendered hand (IoU < 0.3 with each of the frame's), and the rendered
@@ -53,6 +56,11 @@ TILTED_4K = {"preset": "overhead", "eye": [0, -900, 1700], "target": [0, 0, 0], 
 # dealer's edge, ~50 degrees from vertical at the board; four of the 1280x720 sets' scenarios are filmed so.
 TILTED_720 = {"preset": "tilted", "size": [1280, 720]}
 
+# The camera facing TILTED_4K across the table (session 25: the two fused, README "Two cameras facing each other").
+FACING_4K = {**TILTED_4K, "eye": [0, 900, 1700]}
+TILTED_1080 = {**TILTED_4K, "size": [1920, 1080]}
+FACING_1080 = {**FACING_4K, "size": [1920, 1080]}
+
 @dataclass(frozen=True)
 class VideoSet:
     """Scenarios rendered at `size`, each with its own camera or with `camera` (a scenario `camera:` block)."""
@@ -62,6 +70,8 @@ class VideoSet:
     scenarios: tuple[str, ...]
     camera: dict[str, object] | None = None
     camera_name: str = ""
+    view: dict[str, object] | None = None  # a second camera, fused with the first (`evaluate_scenario(views=)`)
+    view_name: str = ""
 
 
 SETS = {
@@ -90,6 +100,10 @@ SETS = {
     "tilted720": VideoSet("1280x720 from the scenarios' tilted preset (behind the dealer, ~50 degrees from vertical; "
                           "fresh in session 19: cards foreshortened past square, read on the table's plane)",
                           (1280, 720), ("clean_hand_04", "premature_board_02", "splash_01"), TILTED_720, "tilted"),
+    "pair1080": VideoSet("1920x1080 from two cameras facing each other, ~28 degrees, fused (session 25)",
+                         (1920, 1080), ("string_bet_01",), TILTED_1080, "pairA", FACING_1080, "pairB"),
+    "pair4k": VideoSet("3840x2160 from two cameras facing each other, ~28 degrees, fused (session 25)",
+                       (3840, 2160), ("pocket_chips_01", "string_bet_01"), TILTED_4K, "pairA", FACING_4K, "pairB"),
     "dev_tilted": VideoSet("3840x2160 tilted ~28 degrees, the dev scenarios (session 15: for choices made on video, "
                            "not an evaluation set)", (3840, 2160), ("clean_hand_01", "rabbit_hunt_01"),
                            TILTED_4K, "tilt28"),
@@ -139,17 +153,19 @@ class HandScore:
             self.missed += int((overlaps.max(axis=0) < min_iou).sum())
 
 
-def rendered(name: str, video_set: VideoSet, cache: Path) -> Path:
-    """The scenario's folder in the cache, rendered first if its video is not there."""
+def rendered(name: str, video_set: VideoSet, cache: Path, *, view: bool = False) -> Path:
+    """The scenario's folder in the cache (`view`: as the set's second camera films it), rendered first if its
+    video is not there."""
     width, height = video_set.size
-    folder = cache / f"{name}_{width}x{height}{'_' + video_set.camera_name if video_set.camera_name else ''}"
+    camera, camera_name = (video_set.view, video_set.view_name) if view else (video_set.camera, video_set.camera_name)
+    folder = cache / f"{name}_{width}x{height}{'_' + camera_name if camera_name else ''}"
     if (folder / "video.mp4").is_file() and (folder / "scenario.yaml").is_file():
         return folder
     spec = resolve_scenario_path(name)
-    if video_set.camera is not None:
+    if camera is not None:
         data = yaml.safe_load(spec.read_text(encoding="utf-8"))
-        data["camera"] = video_set.camera
-        spec = cache / "specs" / f"{name}_{video_set.camera_name}.yaml"
+        data["camera"] = camera
+        spec = cache / "specs" / f"{name}_{camera_name}.yaml"
         spec.parent.mkdir(parents=True, exist_ok=True)
         spec.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     _run(["datasets", "scenario", str(spec), "--out", str(folder), "--size", f"{width}x{height}", "--overwrite"])
@@ -204,7 +220,7 @@ def main() -> int:
                         "which checks C1 and E2 where tda2024 does not); the expected alerts are those it checks")
     parser.add_argument("--events", action="store_true", help="print each scenario's line too")
     parser.add_argument("--hands", action="store_true", help="count the vision's hand boxes against the rendered "
-                        "hands too")
+                        "hands too (not for the two-camera sets)")
     parser.add_argument("--names", action="store_true", help="count the face-up cards dealt named right, named "
                         "wrong and unread too (matched by zone and time, whatever the name)")
     args = parser.parse_args()
@@ -222,10 +238,15 @@ def main() -> int:
             folder = rendered(scenario, video_set, args.cache)
             calibration = calibrated(folder, measured_height=args.measured_height)
             states = args.states.replace(".jsonl", "_height.jsonl") if args.measured_height else args.states
-            score = evaluate_scenario(folder, calibration=calibration, model=args.model, states=states,
-                                      stale_states=args.stale_states, rulebook=args.rulebook)
+            views = []
+            if video_set.view is not None:  # fused with the second camera's: no stored states (one camera's)
+                other = rendered(scenario, video_set, args.cache, view=True)
+                views.append((other, calibrated(other, measured_height=args.measured_height)))
+            score = evaluate_scenario(folder, calibration=calibration, model=args.model,
+                                      states=None if views else states, stale_states=args.stale_states and not views,
+                                      rulebook=args.rulebook, views=views)
             total.add(score)
-            if args.hands:
+            if args.hands and not views:
                 hands.add(folder, states)
             if args.events:
                 met = sum(1 for o in score.alerts.outcomes if o.met_by is not None)
