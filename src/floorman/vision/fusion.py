@@ -98,31 +98,19 @@ def fuse_states(states: Sequence[TableState], *, eyes: Sequence[Eye] | None = No
         raise ValueError(f"fusion: expected one camera place per state ({len(states)}), got {len(eyes)}")
     limits = settings or FusionSettings()
 
-    def stack_distance(a: SeenChips, camera_a: int, b: SeenChips, camera_b: int) -> float | None:
-        assert a.position_mm is not None and b.position_mm is not None
-        plain = math.dist(a.position_mm, b.position_mm)
-        if eyes is None:
-            return plain if plain <= limits.same_stack_mm else None
-        across = _across_sights(a.position_mm, eyes[camera_a][:2], b.position_mm, eyes[camera_b][:2],
-                                along_mm=limits.along_sight_mm)
-        return plain if plain <= limits.along_sight_mm and across <= limits.across_sight_mm else None
-
+    stacks_apart: Callable[[SeenChips, int, SeenChips, int], float | None] = _sighted(
+        eyes, alone_mm=limits.same_stack_mm, along_mm=limits.along_sight_mm, across_mm=limits.across_sight_mm,
+        reach_mm=limits.along_sight_mm)
     chips = [fuse_stacks([v for _, v in group], thickness_mm=thickness_mm,
                          eyes=None if eyes is None else [eyes[camera] for camera, _ in group])
-             for group in _groups([s.chips for s in states], stack_distance)]
+             for group in _groups([s.chips for s in states], stacks_apart)]
     cards = [max((c for _, c in group), key=_card_sureness)
              for group in _groups([s.cards for s in states], _within(limits.same_card_mm, agree=_same_card))]
-    def hand_distance(a: SeenHand, camera_a: int, b: SeenHand, camera_b: int) -> float | None:
-        assert a.position_mm is not None and b.position_mm is not None
-        plain = math.dist(a.position_mm, b.position_mm)
-        if eyes is None:
-            return plain if plain <= limits.same_hand_mm else None
-        across = _across_sights(a.position_mm, eyes[camera_a][:2], b.position_mm, eyes[camera_b][:2],
-                                along_mm=HAND_ALONG_SIGHT_MM)
-        return plain if plain <= 2 * HAND_ALONG_SIGHT_MM and across <= limits.same_hand_mm else None
-
+    hands_apart: Callable[[SeenHand, int, SeenHand, int], float | None] = _sighted(
+        eyes, alone_mm=limits.same_hand_mm, along_mm=HAND_ALONG_SIGHT_MM, across_mm=limits.same_hand_mm,
+        reach_mm=2 * HAND_ALONG_SIGHT_MM)
     hands = [max((h for _, h in group), key=lambda h: h.confidence)
-             for group in _groups([s.hands for s in states], hand_distance)]
+             for group in _groups([s.hands for s in states], hands_apart)]
     button = max((s.button for s in states if s.button is not None), key=lambda b: b.confidence, default=None)
     extra = {f"{s.camera_id}.{key}": value for s in states for key, value in s.extra.items()}
     return TableState(frame=states[0].frame, t=states[0].t, camera_id="+".join(ids), cards=tuple(cards),
@@ -209,6 +197,22 @@ def _within(mm: float, *, agree: Callable[[Seen, Seen], bool] | None = None,
         assert a.position_mm is not None and b.position_mm is not None
         plain = math.dist(a.position_mm, b.position_mm)
         return plain if plain <= mm and (agree is None or agree(a, b)) else None
+    return distance
+
+
+def _sighted(eyes: Sequence[Eye] | None, *, alone_mm: float, along_mm: float, across_mm: float,
+             reach_mm: float) -> Callable[[Seen, int, Seen, int], float | None]:
+    """Two cameras' objects' distance on the felt when they may be one object, else None: without the cameras'
+    places (`eyes`), within `alone_mm`; with them, within `reach_mm`, and within `across_mm` once each is slid along
+    its camera's line of sight by up to `along_mm` (`_across_sights`)."""
+    def distance(a: Seen, camera_a: int, b: Seen, camera_b: int) -> float | None:
+        assert a.position_mm is not None and b.position_mm is not None
+        plain = math.dist(a.position_mm, b.position_mm)
+        if eyes is None:
+            return plain if plain <= alone_mm else None
+        across = _across_sights(a.position_mm, eyes[camera_a][:2], b.position_mm, eyes[camera_b][:2],
+                                along_mm=along_mm)
+        return plain if plain <= reach_mm and across <= across_mm else None
     return distance
 
 
