@@ -359,18 +359,19 @@ def run_detect(args: argparse.Namespace) -> int:
     if args.straight_down and args.calib is not None:
         raise ConfigError("--straight-down is for photos without a calibration (with --calib the calibration's "
                           "camera counts the stacks)", field="--straight-down")
+    views = []
     if args.view:
         from floorman.vision.detect_views import views_of
 
-        views_of(args)  # refused before any photo is read
+        views = views_of(args)  # refused before any photo is read
     placement = _placement(args)
     recogniser = _chip_recogniser(args, placement)
     if args.annotate is not None:
         args.annotate.mkdir(parents=True, exist_ok=True)
-    if args.view and placement is not None:
+    if views and placement is not None:
         from floorman.vision.detect_views import run_views
 
-        return run_views(args, detector, layout=placement[0], chipset=recogniser.chipset)
+        return run_views(args, detector, views, layout=placement[0], chipset=recogniser.chipset)
     last: list[tuple[Box, ChipReading]] = []  # the previous video frame's chip boxes and readings
     for source, frame_index, image in frames(args.source, every=max(1, args.every), max_frames=args.max_frames):
         if placement is not None:

@@ -34,7 +34,7 @@ from floorman.vision.detect_cli import (
 )
 from floorman.vision.detector import Detector
 from floorman.vision.fusion import Eye, fuse_states
-from floorman.vision.table_state import table_camera
+from floorman.vision.table_state import seen_stack, table_camera
 
 
 class FusedStack(BaseModel):
@@ -101,9 +101,9 @@ def views_of(args: argparse.Namespace) -> list[View]:
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 
 
-def run_views(args: argparse.Namespace, detector: Detector, *, layout: TableLayout, chipset: ChipSet) -> int:
-    """Read each view as `floorman detect` reads an image, print it, then print the views fused."""
-    views = views_of(args)
+def run_views(args: argparse.Namespace, detector: Detector, views: Sequence[View], *, layout: TableLayout,
+              chipset: ChipSet) -> int:
+    """Read each view (`views_of`) as `floorman detect` reads an image, print it, then print the views fused."""
     states: list[TableState] = []
     eyes: list[Eye] = []
     for number, view in enumerate(views):
@@ -139,12 +139,8 @@ def view_state(report: FrameReport, readings: Sequence[tuple[Box, ChipReading]],
     for obj in report.objects:
         if obj.class_name == "chip" and obj.chips is not None:
             _, reading = next(pending)
-            chips.append(SeenChips(box=obj.box, confidence=obj.confidence, position_mm=obj.table_mm, zone=obj.zone,
-                                   denominations=reading.denominations,
-                                   denomination_confidence=float(reading.confidence),
-                                   count_confidence=float(reading.count_confidence),
-                                   count_log_likelihood=reading.count_log_likelihood,
-                                   top_mm=_on_felt(calibration, reading.top_px)))
+            chips.append(seen_stack(reading, box=obj.box, confidence=obj.confidence, position_mm=obj.table_mm,
+                                    zone=obj.zone, calibration=calibration))
         elif obj.class_name in ("card_face", "card_back"):
             x1, y1, x2, y2 = obj.box
             centre = calibration.to_table(np.array([[(x1 + x2) / 2.0, (y1 + y2) / 2.0]], dtype=np.float64))
@@ -154,14 +150,6 @@ def view_state(report: FrameReport, readings: Sequence[tuple[Box, ChipReading]],
                                   identity=obj.identity, identity_confidence=obj.identity_confidence or 0.0))
     return TableState(frame=0, t=0.0, camera_id=camera_id, cards=tuple(cards), chips=tuple(chips),
                       size=(report.width, report.height))
-
-
-def _on_felt(calibration: Calibration, pixel: tuple[float, float] | None) -> tuple[float, float] | None:
-    """Where the ray through `pixel` meets the felt."""
-    if pixel is None:
-        return None
-    point = calibration.to_table(np.array([pixel], dtype=np.float64))[0]
-    return float(point[0]), float(point[1])
 
 
 def fused_report(states: Sequence[TableState], *, eyes: Sequence[Eye] | None = None,

@@ -278,15 +278,22 @@ def one_box_per_stack(detections: Detections, readings: dict[int, ChipReading], 
 
 def _chips(detections: Detections, i: int, reading: ChipReading, *, zone: str | None,
            calibration: Calibration | None) -> SeenChips:
-    """A stack: its values' confidence, and its count's (0 when the count was not measured)."""
+    return seen_stack(reading, box=_box(detections, i), confidence=float(detections.confidence[i]),
+                      position_mm=_position(detections, i), zone=zone, calibration=calibration,
+                      track_id=_track(detections, i))
+
+
+def seen_stack(reading: ChipReading, *, box: Box, confidence: float, position_mm: tuple[float, float] | None,
+               zone: str | None, calibration: Calibration | None, track_id: int | None = None) -> SeenChips:
+    """A stack as a `TableState` holds it: its values' confidence, its count's (0 when the count was not measured),
+    the count's evidence, and where the ray through its top's centre meets the felt (with a calibration)."""
     top_mm = None
     if calibration is not None and reading.top_px is not None:
         point = calibration.to_table(np.array([reading.top_px], dtype=np.float64))[0]
         top_mm = (float(point[0]), float(point[1]))
-    return SeenChips(box=_box(detections, i), confidence=float(detections.confidence[i]),
-                     position_mm=_position(detections, i), zone=zone, denominations=reading.denominations,
-                     denomination_confidence=float(reading.confidence),
-                     count_confidence=float(reading.count_confidence), track_id=_track(detections, i),
+    return SeenChips(box=box, confidence=confidence, position_mm=position_mm, zone=zone,
+                     denominations=reading.denominations, denomination_confidence=float(reading.confidence),
+                     count_confidence=float(reading.count_confidence), track_id=track_id,
                      count_log_likelihood=reading.count_log_likelihood, top_mm=top_mm)
 
 
