@@ -225,3 +225,23 @@ def test_views_are_refused_without_what_fusing_needs(tmp_path: Path, model: Path
     with pytest.raises(ConfigError, match=r"expected IMAGE to be an image file, got .*images") as refused:
         args.handler(args)
     assert refused.value.field == "source"
+
+
+def test_each_view_calibration_must_be_for_the_layout_given(tmp_path: Path, model: Path) -> None:
+    images = write_images(tmp_path / "images", 2)
+    pairs = [PointPair(pixel=(u, v), table_mm=(2 * u - 128, 64 - 2 * v))
+             for u, v in ((0, 0), (128, 0), (128, 64), (0, 64))]
+    calibrate_from_points(pairs, layout=TableLayout.bundled("oval9"), image_size=(128, 64)).save(tmp_path / "a.yaml")
+    text = (tmp_path / "a.yaml").read_text(encoding="utf-8")
+    (tmp_path / "b.yaml").write_text(text.replace("layout: oval9", "layout: club6"), encoding="utf-8")
+    for calib, view in (("b.yaml", "a.yaml"), ("a.yaml", "b.yaml")):
+        args = parse(["detect", str(images / "f0.png"), "--model", str(model), "--layout", "oval9",
+                      "--calib", str(tmp_path / calib), "--view", str(images / "f1.png"), str(tmp_path / view)])
+        with pytest.raises(ConfigError, match="calibration is for layout 'club6', expected 'oval9'") as refused:
+            args.handler(args)
+        assert refused.value.field == "layout" and refused.value.source == str(tmp_path / "b.yaml")
+    args = parse(["detect", str(images / "f0.png"), "--model", str(model), "--layout", "oval9", "--calib",
+                  str(tmp_path / "missing.yaml"), "--view", str(images / "f1.png"), str(tmp_path / "a.yaml")])
+    with pytest.raises(ConfigError, match=r"no such calibration file: .*missing\.yaml") as refused:
+        args.handler(args)
+    assert refused.value.field == "--calib"

@@ -29,7 +29,7 @@ from floorman.edge.pipeline import EdgePipeline, PipelineSettings
 from floorman.edge.publisher import EventPublisher, Health, PublisherSecurity
 from floorman.edge.sources import FrameSource, ViewsSource, open_source
 from floorman.edge.spool import Spool
-from floorman.vision.calibration import MAX_CAMERA_HEIGHT_MM, Calibration
+from floorman.vision.calibration import MAX_CAMERA_HEIGHT_MM, Calibration, load_calibration
 from floorman.vision.detector import OnnxDetector, OnnxDetectorConfig
 
 logger = logging.getLogger(__name__)
@@ -109,16 +109,6 @@ def load_layout(spec: str) -> TableLayout:
         raise ConfigError(f"no such layout file, and not a bundled layout {bundled_layout_names()}: {spec}",
                           field="--layout")
     return TableLayout.load(path)
-
-
-def load_calibration(path: Path, *, layout: TableLayout, field: str = "--calib") -> Calibration:
-    if not path.is_file():
-        raise ConfigError(f"no such calibration file: {path}", field=field)
-    calibration = Calibration.load(path)
-    if calibration.layout != layout.name:
-        raise ConfigError(f"the calibration is for layout {calibration.layout!r}, expected {layout.name!r} "
-                          "(the --layout given)", source=str(path), field="layout")
-    return calibration
 
 
 def perception(config: EdgeConfig) -> PerceptionConfig:

@@ -110,6 +110,17 @@ class Calibration(BaseModel):
         Path(path).write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
 
 
+def load_calibration(path: Path, *, layout: TableLayout, field: str = "--calib") -> Calibration:
+    """A calibration file for `layout`: refused, naming `field`, when missing or made for another layout."""
+    if not path.is_file():
+        raise ConfigError(f"no such calibration file: {path}", field=field)
+    calibration = Calibration.load(path)
+    if calibration.layout != layout.name:
+        raise ConfigError(f"the calibration is for layout {calibration.layout!r}, expected {layout.name!r} "
+                          "(the --layout given)", source=str(path), field="layout")
+    return calibration
+
+
 def calibrate_from_points(
     pairs: Sequence[PointPair], *, layout: TableLayout, image_size: tuple[int, int], camera_id: str = "cam0",
     method: Literal["aruco", "points"] = "points", camera_height_mm: float | None = None,

@@ -24,7 +24,7 @@ from floorman.core.chips import ChipSet
 from floorman.core.errors import CameraError, ConfigError
 from floorman.core.geometry import FloatArray
 from floorman.core.layout import TableLayout
-from floorman.vision.calibration import Calibration, check_camera_height
+from floorman.vision.calibration import Calibration, check_camera_height, load_calibration
 from floorman.vision.cards_cnn import CardClassifier
 from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.chips_geometry import Box
@@ -348,7 +348,8 @@ def _placement(args: argparse.Namespace) -> tuple[TableLayout, Calibration] | No
                           else "--layout")
     if args.layout is None:
         return None
-    return load_layout(args.layout), Calibration.load(args.calib)
+    layout = load_layout(args.layout)
+    return layout, load_calibration(args.calib, layout=layout)
 
 
 def run_detect(args: argparse.Namespace) -> int:

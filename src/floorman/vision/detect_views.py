@@ -20,7 +20,7 @@ from floorman.core.chips import ChipSet
 from floorman.core.errors import ConfigError
 from floorman.core.layout import TableLayout
 from floorman.core.table_state import SeenCard, SeenChips, TableState
-from floorman.vision.calibration import Calibration
+from floorman.vision.calibration import Calibration, load_calibration
 from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.chips_geometry import Box
 from floorman.vision.detect_cli import (
@@ -107,7 +107,7 @@ def run_views(args: argparse.Namespace, detector: Detector, views: Sequence[View
     states: list[TableState] = []
     eyes: list[Eye] = []
     for number, view in enumerate(views):
-        calibration = Calibration.load(view.calib)
+        calibration = load_calibration(view.calib, layout=layout, field="--calib" if number == 0 else "--view")
         image = read_image(view.image)
         check_calibrated_size(image, calibration, source=str(view.image), path=view.calib)
         height = args.camera_height if number == 0 else None  # --camera-height: the first camera's
