@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -181,6 +182,14 @@ def test_another_camera_s_render_is_read_in_step_and_fused(tmp_path: Path, capsy
     # The same video as a second camera's: every object seen twice at one place, fused into one.
     both = evaluate_scenario(folder, calibration=folder / "cam.yaml", views=[(folder, folder / "cam.yaml")])
     assert both.frames == 90 and sum(s.derived for s in both.events.values()) > 0
+    kept = evaluate_scenario(folder, calibration=folder / "cam.yaml", views=[(folder, folder / "cam.yaml")],
+                             states="fused.jsonl")
+    assert kept.events == both.events and kept.alerts == both.alerts  # made, stored
+    header = json.loads((folder / "fused.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert [v["video"] for v in header["views"]] == ["render/video.mp4"]
+    again = evaluate_scenario(folder, calibration=folder / "cam.yaml", views=[(folder, folder / "cam.yaml")],
+                              states="fused.jsonl")
+    assert again.events == both.events  # read back
     with pytest.raises(ConfigError, match="other cameras' views need vision") as refused:
         evaluate_scenario(folder, views=[(folder, folder / "cam.yaml")])
     assert refused.value.field == "--view"

@@ -137,8 +137,37 @@ def test_stale_states_of_another_video_are_refused(tmp_path: Path) -> None:
     list(cached_states(tmp_path / "s.jsonl", header=header(tmp_path), make=iter(states())))
     (tmp_path / "video.mp4").write_bytes(b"another, longer video")
     other = header(tmp_path)
-    with pytest.raises(ConfigError, match=r"s\.jsonl: made from another video"):
+    with pytest.raises(ConfigError, match=r"s\.jsonl: made from other videos"):
         stale_header(tmp_path / "s.jsonl", expected=other)
+
+
+def test_fused_states_name_every_camera_s_video_and_calibration(tmp_path: Path,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    first = header(tmp_path)
+    other = tmp_path / "pairB"
+    other.mkdir()
+    (other / "video.mp4").write_bytes(b"the other camera's video")
+    (other / "cam.yaml").write_text("other camera", encoding="utf-8")
+
+    def fused() -> StatesHeader:
+        return header_for(tmp_path / "video.mp4", model=tmp_path / "m.onnx", calibration=tmp_path / "cam.yaml",
+                          views=[(other / "video.mp4", other / "cam.yaml")])
+
+    made = fused()
+    assert [v.video for v in made.views] == ["pairB/video.mp4"] and made != first
+    list(cached_states(tmp_path / "s.jsonl", header=made, make=iter(states())))
+    assert read_states(tmp_path / "s.jsonl", expected=made) == states()
+    assert read_states(tmp_path / "s.jsonl", expected=first) is None  # one camera's states are other states
+    (other / "cam.yaml").write_text("recalibrated", encoding="utf-8")
+    assert read_states(tmp_path / "s.jsonl", expected=fused()) is None
+    with caplog.at_level("WARNING"):
+        assert stale_header(tmp_path / "s.jsonl", expected=fused()) == made
+    assert "views' calibration" in caplog.text
+    (other / "video.mp4").write_bytes(b"the other camera's video, rendered again")
+    with pytest.raises(ConfigError, match=r"s\.jsonl: made from other videos \(video\.mp4, pairB/video\.mp4"):
+        stale_header(tmp_path / "s.jsonl", expected=fused())
+    with pytest.raises(ConfigError, match="made from other videos"):
+        stale_header(tmp_path / "s.jsonl", expected=first)  # made fused, asked for one camera's
 
 
 def test_states_are_read_as_made_whatever_made_them(tmp_path: Path) -> None:

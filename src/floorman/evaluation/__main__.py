@@ -36,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--view", nargs=2, action="append", default=[], metavar=("DIR", "CALIB"),
                         help="with --vision and one folder: the same scenario rendered from another camera (DIR, "
                         "calibrated by DIR/CALIB), read in step and fused with the first as `floorman edge --view` "
-                        "fuses them (repeatable; not with --states)")
+                        "fuses them (repeatable; with --states the fused states are kept)")
     parser.add_argument("--rulebook", metavar="R", help="check every scenario under this rulebook (a shipped id or a "
                         "YAML file) instead of its own; the expected alerts are those whose rule it checks")
     args = parser.parse_args(argv)
@@ -44,8 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--states needs --vision")
     if args.stale_states and args.states is None:
         parser.error("--stale-states needs --states")
-    if args.view and (args.vision is None or args.states is not None or len(args.folders) != 1):
-        parser.error("--view needs --vision and one folder, and no --states")
+    if args.view and (args.vision is None or len(args.folders) != 1):
+        parser.error("--view needs --vision and one folder")
     logging.basicConfig(level=logging.WARNING)
     oracle = tuple(t for t in args.oracle.split(",") if t)
     scores = []

@@ -271,7 +271,7 @@ def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracl
     the expected alerts are then those of the scenario whose rule it checks (what a club with that rulebook would
     be told; its other checks may raise alerts the scenario expects none of, which count as false). `views`: the
     scenario rendered from other cameras too (folder, calibration file), fused with the first (`vision_states`;
-    not with `states`: a states file holds one camera's)."""
+    with `states`, the fused states are kept, their header naming every camera's video and calibration)."""
     loaded = load_scenario(folder / "scenario.yaml")
     frames = read_frames(folder / FRAMES_FILE)
     records = read_truth(folder / TRUTH_FILE)
@@ -279,13 +279,14 @@ def evaluate_scenario(folder: Path, *, config: DeriveConfig | None = None, oracl
     expected = [r for r in records if isinstance(r, ExpectedAlert)]
     table_id = truth[0].table_id if truth else "sim"
     source: Iterable[FrameTruth | TableState] = frames
-    if views and (calibration is None or states is not None):
-        raise ConfigError("other cameras' views need vision (a calibration) and no stored states", field="--view")
+    if views and calibration is None:
+        raise ConfigError("other cameras' views need vision (a calibration)", field="--view")
     if calibration is not None:
         source = vision_states(folder, layout_name=loaded.spec.layout, calibration=calibration, model=model,
                                views=views)
         if states is not None:
-            header = header_for(folder / "video.mp4", model=model or DEFAULT_MODEL, calibration=calibration)
+            header = header_for(folder / "video.mp4", model=model or DEFAULT_MODEL, calibration=calibration,
+                                views=[(other / "video.mp4", calib) for other, calib in views])
             if stale_states:
                 header = stale_header(folder / states, expected=header) or header
             source = cached_states(folder / states, header=header, make=source)

@@ -15,7 +15,7 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -30,8 +30,19 @@ logger = logging.getLogger(__name__)
 FORMAT = "floorman-table-states/1"
 
 
+class ViewHeader(BaseModel):
+    """Another camera's video fused with the first's (`--view`), as a states header names it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    video: str  # its folder and file name
+    video_bytes: int
+    video_mtime_ns: int
+    calibration_sha256: str
+
+
 class StatesHeader(BaseModel):
-    """What a states file was made from."""
+    """What a states file was made from (with `views`: the first camera's states fused with other cameras')."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -42,6 +53,7 @@ class StatesHeader(BaseModel):
     model_sha256: str
     calibration_sha256: str
     vision_sha256: str = ""  # files of session 4 had none: they are made again
+    views: tuple[ViewHeader, ...] = ()
 
 
 def digest(path: Path) -> str:
@@ -75,11 +87,25 @@ def vision_digest(root: Path = _PACKAGE) -> str:
     return sha.hexdigest()
 
 
-def header_for(video: Path, *, model: Path, calibration: Path) -> StatesHeader:
+def header_for(video: Path, *, model: Path, calibration: Path,
+               views: Sequence[tuple[Path, Path]] = ()) -> StatesHeader:
+    """The header of states made from `video` (with `views`: fused with each other camera's (video, calibration))."""
     stat = video.stat()
     return StatesHeader(video=video.name, video_bytes=stat.st_size, video_mtime_ns=stat.st_mtime_ns,
                         model_sha256=digest(model), calibration_sha256=digest(calibration),
-                        vision_sha256=vision_digest())
+                        vision_sha256=vision_digest(), views=tuple(_view_header(v, c) for v, c in views))
+
+
+def _view_header(video: Path, calibration: Path) -> ViewHeader:
+    stat = video.stat()
+    return ViewHeader(video=f"{video.parent.name}/{video.name}", video_bytes=stat.st_size,
+                      video_mtime_ns=stat.st_mtime_ns, calibration_sha256=digest(calibration))
+
+
+def _videos(header: StatesHeader) -> tuple[object, ...]:
+    """What of a header names the videos the states were made from (the first camera's and the others')."""
+    return (header.video, header.video_bytes, header.video_mtime_ns,
+            tuple((v.video, v.video_bytes, v.video_mtime_ns) for v in header.views))
 
 
 def _tuple(value: Any) -> Any:
@@ -121,12 +147,15 @@ def stale_header(path: Path, *, expected: StatesHeader) -> StatesHeader | None:
     header = _header(first)
     if header is None:
         raise ConfigError(f"{path}, line 1: expected a states header, got {first[:80]!r}", field="states")
-    video = ("video", "video_bytes", "video_mtime_ns")
-    if any(getattr(header, name) != getattr(expected, name) for name in video):
-        raise ConfigError(f"{path}: made from another video ({header.video}, {header.video_bytes} bytes), expected "
-                          f"{expected.video} of {expected.video_bytes} bytes", field="states")
+    if _videos(header) != _videos(expected):
+        made = [header.video] + [v.video for v in header.views]
+        wanted = [expected.video] + [v.video for v in expected.views]
+        raise ConfigError(f"{path}: made from other videos ({', '.join(made)}; {header.video_bytes} bytes), expected "
+                          f"{', '.join(wanted)} ({expected.video_bytes} bytes)", field="states")
     differ = [name for name in ("model_sha256", "calibration_sha256", "vision_sha256")
               if getattr(header, name) != getattr(expected, name)]
+    if [v.calibration_sha256 for v in header.views] != [v.calibration_sha256 for v in expected.views]:
+        differ.append("views' calibration")
     if differ:
         logger.warning("%s: read as it is, though made with another %s", path,
                        ", ".join(name.removesuffix("_sha256") for name in differ))
