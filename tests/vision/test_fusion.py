@@ -93,6 +93,19 @@ def test_states_fuse_by_place_on_the_felt() -> None:
     assert fused.extra == {"cam0.detect_ms": 10.0, "cam1.detect_ms": 10.0}
 
 
+def test_a_card_one_camera_alone_boxes_unsurely_is_left_out() -> None:
+    def card(x: float, confidence: float) -> SeenCard:
+        return SeenCard(face_up=False, box=(0, 0, 9, 9), confidence=confidence, position_mm=(x, 0.0))
+
+    seen_by_both, sure_alone, unsure_alone = card(0.0, 0.3), card(200.0, 0.7), card(400.0, 0.3)
+    states = [_state("cam0", cards=(seen_by_both, sure_alone, unsure_alone)), _state("cam1", cards=(card(5.0, 0.9),))]
+    assert sorted(c.position_mm for c in fuse_states(states).cards) == [(5.0, 0.0), (200.0, 0.0)]
+    kept = fuse_states(states, settings=FusionSettings(lone_card_confidence=0.0)).cards
+    assert sorted(c.position_mm for c in kept) == [(5.0, 0.0), (200.0, 0.0), (400.0, 0.0)]
+    alone = fuse_states(states[:1]).cards  # one camera: nothing to leave out
+    assert alone == (seen_by_both, sure_alone, unsure_alone)
+
+
 def test_one_camera_s_two_stacks_are_never_one() -> None:
     a = _stack(0.0, 0.0, (100,), 0.9, likely=(1,))
     b = _stack(12.0, 0.0, (100,), 0.9, likely=(1,))  # within reach of a, but the same camera's: another stack
@@ -161,6 +174,8 @@ def test_refused_inputs_name_what_is_wrong() -> None:
         fuse_states([_state("cam0"), _state("cam0")])
     with pytest.raises(ValueError, match="same_stack_mm > 0, got -1"):
         FusionSettings(same_stack_mm=-1.0)
+    with pytest.raises(ValueError, match=r"lone_card_confidence in \[0, 1\], got 1.5"):
+        FusionSettings(lone_card_confidence=1.5)
 
 
 def test_states_files_leave_the_likelihoods_out() -> None:

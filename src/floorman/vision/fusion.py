@@ -15,11 +15,12 @@ its own frame; `fuse_states` then joins the objects that lie at the same place o
   place that reading's foot. Readings without a likelihood (a saved states file, an uncalibrated camera) give the
   surest count alone;
 - a card seen by several cameras (centres within `same_card_mm`, the same face) keeps the surest identity (a
-  camera that misread it is outvoted by a surer one, not printed as a second card);
+  camera that misread it is outvoted by a surer one, not printed as a second card); a card one camera alone
+  boxes, less sure than `lone_card_confidence`, is left out (the others looked there and saw none);
 - hands closer than `same_hand_mm` are one hand (the surest box; with the cameras' places, apart along their
   lines of sight by up to HAND_ALONG_SIGHT_MM each: a hand is over the felt); the dealer button is the surest one.
 
-Objects one camera alone saw are kept as it saw them. Boxes stay in the pixels of the camera whose reading was
+Other objects one camera alone saw are kept as it saw them. Boxes stay in the pixels of the camera whose reading was
 kept, so the fused state's boxes are of mixed frames; positions and zones are what it is for. The cameras must be
 calibrated to the same table layout (their states hold `position_mm`); objects without a position (no calibration)
 cannot be matched and are kept as they are.
@@ -63,6 +64,12 @@ TOP_SIGMA_MM = 1.0
 TOP_OUTLIER_SHARE = 0.15
 TOP_RESIDUAL_MM = 2.0
 
+# A card one camera alone boxes, less sure than this, is left out of the fused state: the other cameras looked at the
+# felt there and saw no card (cameras facing each other each see the whole table). Such boxes are most of camera A's
+# unsure ones in the pair renders (a second box on a card landing, a card's edge under a hand: 9 % of its card boxes
+# under 0.5, camera B's 1 %); kept, they cut a card's flight short or count as a card more.
+LONE_CARD_CONFIDENCE = 0.5
+
 Seen = TypeVar("Seen", SeenChips, SeenCard, SeenHand)
 Eye = tuple[float, float, float]  # a camera's lens in table mm: x, y, height above the felt
 
@@ -76,12 +83,15 @@ class FusionSettings:
     same_hand_mm: float = SAME_HAND_MM
     along_sight_mm: float = ALONG_SIGHT_MM
     across_sight_mm: float = ACROSS_SIGHT_MM
+    lone_card_confidence: float = LONE_CARD_CONFIDENCE
 
     def __post_init__(self) -> None:
         for name in ("same_stack_mm", "same_card_mm", "same_hand_mm", "along_sight_mm", "across_sight_mm"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 raise ValueError(f"fusion: expected {name} > 0, got {value}")
+        if not 0.0 <= self.lone_card_confidence <= 1.0:
+            raise ValueError(f"fusion: expected lone_card_confidence in [0, 1], got {self.lone_card_confidence}")
 
 
 def fuse_states(states: Sequence[TableState], *, eyes: Sequence[Eye] | None = None, thickness_mm: float | None = None,
@@ -105,7 +115,8 @@ def fuse_states(states: Sequence[TableState], *, eyes: Sequence[Eye] | None = No
                          eyes=None if eyes is None else [eyes[camera] for camera, _ in group])
              for group in _groups([s.chips for s in states], stacks_apart)]
     cards = [max((c for _, c in group), key=_card_sureness)
-             for group in _groups([s.cards for s in states], _within(limits.same_card_mm, agree=_same_card))]
+             for group in _groups([s.cards for s in states], _within(limits.same_card_mm, agree=_same_card))
+             if len(states) == 1 or len(group) > 1 or group[0][1].confidence >= limits.lone_card_confidence]
     hands_apart: Callable[[SeenHand, int, SeenHand, int], float | None] = _sighted(
         eyes, alone_mm=limits.same_hand_mm, along_mm=HAND_ALONG_SIGHT_MM, across_mm=limits.same_hand_mm,
         reach_mm=2 * HAND_ALONG_SIGHT_MM)
