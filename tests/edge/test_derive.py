@@ -82,7 +82,8 @@ def test_pushes_are_grouped_into_trips_that_restart_when_another_seat_acts(deriv
 
 def test_a_bet_read_a_chip_short_unsure_is_no_gather_of_the_trips(deriver: EventDeriver) -> None:
     """Seat 1 bets 300, then brings 300 more; as its hand lands them the bet is read 200 at 0.05 for a moment, then
-    600: the second trip is trip 2 of the same action (a sure shrink restarts the trips: a gather)."""
+    600: the second trip is trip 2 of the same action (a sure shrink restarts the trips: a gather), of 300 as sure
+    as the readings before and after (the unsure 200 is never the bet's content)."""
     scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1)})
     run(deriver, scene.frames(10))
     events = push(scene, deriver, seat=1, stack_track=1, bet_track=101, left=7, landed=[100] * 3)
@@ -96,7 +97,23 @@ def test_a_bet_read_a_chip_short_unsure_is_no_gather_of_the_trips(deriver: Event
     events += run(deriver, scene.frames(6))
     del scene.hands[51]
     events += run(deriver, scene.frames(30))
-    assert [(p["trip"], p["value"]) for p in of(events, "chips_pushed")] == [(1, 300), (2, 400)]
+    assert [(p["trip"], p["value"], p["confidence"]) for p in of(events, "chips_pushed")] == [(1, 300, 1.0),
+                                                                                               (2, 300, 1.0)]
+    assert [z["value"] for z in of(events, "zone_chips") if z["zone"] == "bet_1"] == [300, 600]
+
+
+def test_a_bet_read_short_surely_is_committed(deriver: EventDeriver) -> None:
+    """A bet read with fewer chips, surely, is what the bet holds now (a player took chips back: that is the rules'
+    to judge): only unsure shrinks wait."""
+    scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1)})
+    run(deriver, scene.frames(10))
+    events = push(scene, deriver, seat=1, stack_track=1, bet_track=101, left=7, landed=[100] * 3)
+    scene.hands[51] = hand(centre("bet_1", 0, 5), "bet_1", track=51)
+    scene.chips[101] = chips("bet_1", [100] * 2, track=101, dx=30.0 * (101 % 3))
+    events += run(deriver, scene.frames(12))
+    del scene.hands[51]
+    events += run(deriver, scene.frames(30))
+    assert [z["value"] for z in of(events, "zone_chips") if z["zone"] == "bet_1"] == [300, 200]
 
 
 def test_chips_landing_close_together_are_one_trip(deriver: EventDeriver) -> None:
