@@ -15,7 +15,9 @@ detector, calibration and vision code are the same, so a second run re-scores th
 (`floorman calibrate --camera-height`; the scenario camera's own height), into a calibration file of its own.
 The two-camera sets (`pair1080`, `pair4k`, session 25) render each scenario from a second camera too (facing the
 first across the table), calibrate it alike, and derive from both fused (`evaluate_scenario(views=)`, as `floorman
-edge --view`); their states are not stored (a states file holds one camera's).
+edge --view`); their fused states are kept as NAME_fused.jsonl (session 26; the header names both cameras' videos
+and calibrations). `pair4k_fresh` (session 26) holds two scenarios no choice about fusion was made on, `dev_pair4k`
+the two the choices were made on.
 Printed per set: alerts expected and met, alerts raised that were not expected (false), and the pushes, dealt cards
 and taps derived, matched within the tolerance, against the truth (recall and precision). With `--hands`, a second
 table: the vision's hand boxes, those on no rendered hand (IoU < 0.3 with each of the frame's), and the rendered
@@ -104,6 +106,12 @@ SETS = {
                          (1920, 1080), ("string_bet_01",), TILTED_1080, "pairA", FACING_1080, "pairB"),
     "pair4k": VideoSet("3840x2160 from two cameras facing each other, ~28 degrees, fused (session 25)",
                        (3840, 2160), ("pocket_chips_01", "string_bet_01"), TILTED_4K, "pairA", FACING_4K, "pairB"),
+    "pair4k_fresh": VideoSet("3840x2160 from two cameras facing each other, fused: fresh scenarios for them in "
+                             "session 26", (3840, 2160), ("pocket_chips_02", "string_bet_02"), TILTED_4K, "pairA",
+                             FACING_4K, "pairB"),
+    "dev_pair4k": VideoSet("3840x2160 from two cameras facing each other, fused: the dev scenarios (session 26: for "
+                           "choices made on video, not an evaluation set)", (3840, 2160),
+                           ("clean_hand_01", "rabbit_hunt_01"), TILTED_4K, "pairA", FACING_4K, "pairB"),
     "dev_tilted": VideoSet("3840x2160 tilted ~28 degrees, the dev scenarios (session 15: for choices made on video, "
                            "not an evaluation set)", (3840, 2160), ("clean_hand_01", "rabbit_hunt_01"),
                            TILTED_4K, "tilt28"),
@@ -239,12 +247,12 @@ def main() -> int:
             calibration = calibrated(folder, measured_height=args.measured_height)
             states = args.states.replace(".jsonl", "_height.jsonl") if args.measured_height else args.states
             views = []
-            if video_set.view is not None:  # fused with the second camera's: no stored states (one camera's)
+            if video_set.view is not None:  # fused with the second camera's: the fused states kept apart
                 other = rendered(scenario, video_set, args.cache, view=True)
                 views.append((other, calibrated(other, measured_height=args.measured_height)))
-            score = evaluate_scenario(folder, calibration=calibration, model=args.model,
-                                      states=None if views else states, stale_states=args.stale_states and not views,
-                                      rulebook=args.rulebook, views=views)
+                states = states.replace(".jsonl", "_fused.jsonl")
+            score = evaluate_scenario(folder, calibration=calibration, model=args.model, states=states,
+                                      stale_states=args.stale_states, rulebook=args.rulebook, views=views)
             total.add(score)
             if args.hands and not views:
                 hands.add(folder, states)
