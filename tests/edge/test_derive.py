@@ -116,6 +116,21 @@ def test_a_bet_read_short_surely_is_committed(deriver: EventDeriver) -> None:
     assert [z["value"] for z in of(events, "zone_chips") if z["zone"] == "bet_1"] == [300, 200]
 
 
+def test_a_bet_read_unsure_may_be_mended_by_a_lower_unsure_reading(deriver: EventDeriver) -> None:
+    """A bet whose content was itself read unsure (a one-chip bet read as three at 0.3) is not held when read lower,
+    unsure too: the lower reading may be the right one."""
+    scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1),
+                         101: chips("bet_1", [100] * 3, track=101, count_confidence=0.3)})
+    events = run(deriver, scene.frames(10))
+    scene.hands[51] = hand(centre("bet_1", 0, 5), "bet_1", track=51)
+    scene.chips[101] = chips("bet_1", [100] * 2, track=101, count_confidence=0.3)
+    events += run(deriver, scene.frames(12))
+    del scene.hands[51]
+    events += run(deriver, scene.frames(30))
+    assert [(z["value"], z["confidence"]) for z in of(events, "zone_chips") if z["zone"] == "bet_1"] == [
+        (300, 0.3), (200, 0.3)]
+
+
 def test_chips_landing_close_together_are_one_trip(deriver: EventDeriver) -> None:
     scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1)})
     run(deriver, scene.frames(10))

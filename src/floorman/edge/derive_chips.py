@@ -17,8 +17,8 @@ confidence). Between zones the chips are followed by value:
 - a bet zone that shrinks is a gather: the pot's next growth is explained by it, and trips restart when the
   shrink is read at least `tap_sure` (from a tilted 4K camera a bet of three chips read as two at 0.04 and then as
   six had made the string bet's second trip a push of its own, the first a raise below the minimum); a bet read
-  short less sure than that is not committed at all (`_unsure_shrinks`): it waits for a sure reading or an empty
-  zone;
+  surely, then short less sure than that, is not committed at all (`_unsure_shrinks`): it waits for a sure reading
+  or an empty zone;
 - a pot that grows with no gather to explain it, right after a pick-up, is a splash by the seat that picked up;
   it is as sure as that pick-up too, unless the seat's own hand (come over its rail) laid the chips there.
 A stack zone is covered when less than `covered_below` of it is seen for `cover_min_s`: its zone_chips then
@@ -249,15 +249,18 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
                 and self._reached.get(name, -1.0) < self._changed.get(name, 0.0)}
 
     def _unsure_shrinks(self, readings: dict[str, ChipContent]) -> set[str]:
-        """The bet zones read with fewer chips than they hold, and not sure of it (`tap_sure`): a bet's chips stay
-        until the dealer gathers them all, so a bet read short while chips land on it or a hand passes is the
-        camera's doubt, not chips gone; it waits for a sure reading (or an empty zone). Committed, such a reading
-        had made the next trip's amount the difference from it (a bet of three chips read as two at 0.26, then six:
-        a trip of four at 0.26, too unsure for the string bet's check)."""
+        """The bet zones read with fewer chips than they surely hold, and not sure of it (`tap_sure`): a bet's
+        chips stay until the dealer gathers them all, so a bet read short while chips land on it or a hand passes
+        is the camera's doubt, not chips gone; it waits for a sure reading (or an empty zone). Committed, such a
+        reading had made the next trip's amount the difference from it (a bet of three chips read as two at 0.26,
+        then six: a trip of four at 0.26, too unsure for the string bet's check). A bet whose content was itself
+        read unsure is not held: a lower reading may mend it (premature_board_03 from 1280x720: a one-chip blind
+        read as two at 0.26, then one, then two with the call: the call's push)."""
         return {name for name, reading in readings.items()
                 if name.startswith("bet_") and reading and self._settle[name].known
                 and _value(reading) < _value(self._settle[name].committed or ())
-                and self._sureness.get(name, 1.0) < self.config.tap_sure}
+                and self._sureness.get(name, 1.0) < self.config.tap_sure
+                and self._committed_sure.get(name, 1.0) >= self.config.tap_sure}
 
     def _note_reach(self, t: float) -> None:
         """Remember when a hand last came within `reach_mm` (`cover_mm` when that is off) of each zone, and when a
