@@ -240,6 +240,10 @@ def test_each_view_calibration_must_be_for_the_layout_given(tmp_path: Path, mode
         with pytest.raises(ConfigError, match="calibration is for layout 'club6', expected 'oval9'") as refused:
             args.handler(args)
         assert refused.value.field == "layout" and refused.value.source == str(tmp_path / "b.yaml")
+    args = parse(["detect", str(images / "f0.png"), "--model", str(model), "--layout", "oval9",
+                  "--calib", str(tmp_path / "b.yaml")])  # one photo, no --view
+    with pytest.raises(ConfigError, match="calibration is for layout 'club6', expected 'oval9'"):
+        args.handler(args)
     args = parse(["detect", str(images / "f0.png"), "--model", str(model), "--layout", "oval9", "--calib",
                   str(tmp_path / "missing.yaml"), "--view", str(images / "f1.png"), str(tmp_path / "a.yaml")])
     with pytest.raises(ConfigError, match=r"no such calibration file: .*missing\.yaml") as refused:
