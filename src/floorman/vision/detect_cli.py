@@ -372,7 +372,7 @@ def run_detect(args: argparse.Namespace) -> int:
     if views and placement is not None:
         from floorman.vision.detect_views import run_views
 
-        return run_views(args, detector, views, layout=placement[0], chipset=recogniser.chipset)
+        return run_views(args, detector, views, placement=placement, chipset=recogniser.chipset)
     last: list[tuple[Box, ChipReading]] = []  # the previous video frame's chip boxes and readings
     for source, frame_index, image in frames(args.source, every=max(1, args.every), max_frames=args.max_frames):
         if placement is not None:

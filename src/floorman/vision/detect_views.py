@@ -101,13 +101,15 @@ def views_of(args: argparse.Namespace) -> list[View]:
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 
 
-def run_views(args: argparse.Namespace, detector: Detector, views: Sequence[View], *, layout: TableLayout,
-              chipset: ChipSet) -> int:
-    """Read each view (`views_of`) as `floorman detect` reads an image, print it, then print the views fused."""
+def run_views(args: argparse.Namespace, detector: Detector, views: Sequence[View], *,
+              placement: tuple[TableLayout, Calibration], chipset: ChipSet) -> int:
+    """Read each view (`views_of`) as `floorman detect` reads an image, print it, then print the views fused.
+    `placement`: the layout and the first view's calibration, loaded and checked by `floorman detect`."""
+    layout = placement[0]
     states: list[TableState] = []
     eyes: list[Eye] = []
     for number, view in enumerate(views):
-        calibration = load_calibration(view.calib, layout=layout, field="--calib" if number == 0 else "--view")
+        calibration = placement[1] if number == 0 else load_calibration(view.calib, layout=layout, field="--view")
         image = read_image(view.image)
         check_calibrated_size(image, calibration, source=str(view.image), path=view.calib)
         height = args.camera_height if number == 0 else None  # --camera-height: the first camera's
