@@ -1,7 +1,7 @@
 """Chips counted per colour on photo-like frames, as `floorman detect IMAGE --json` counts them (no calibration).
 
     .venv/bin/python benchmarks/chips_photo.py [--frames 30] [--seed 95121] [--size 3000x2000] [--model M]
-                                               [--straight-down] [--tilt DEG] [--verbose]
+                                               [--straight-down] [--tilt DEG] [--chip-designs P] [--verbose]
 
 Each frame is a home-style scene (`datasets.random_sample(..., style=SceneStyle.HOME)`: a light-wood table shot
 straight down and close, 2-16 mostly single chips, sometimes a chip rack at the side), camera effects on, drawn
@@ -19,6 +19,9 @@ of the scene (racks excluded):
 `--tilt DEG` turns each camera DEG off vertical, as a photo taken by hand (the tilt check of `--straight-down`).
 `--straight-down` counts the stacks as `floorman detect --straight-down` does (`vision.straight_down`: the camera a
 straight-down photo implies, over the image's centre, scaled by the chips).
+`--chip-designs P` plays that share of the frames with another club's chips (`datasets.chip_designs`: the five
+colours in the club's own shades, spots and inlays; white chips often plain, white spots on white), still read with
+the shipped chip set, as `floorman detect` reads a photo without `--chipset`; misses are then counted per top chip.
 --verbose prints every wrong colour, miss and extra box.
 """
 
@@ -32,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from floorman.core.chips import ChipSet
+from floorman.core.chips import ChipDenomination, ChipSet
 from floorman.datasets.effects import Effects
 from floorman.datasets.random_scene import SceneStyle, random_sample
 from floorman.datasets.render import ObjectTruth, Renderer
@@ -40,11 +43,12 @@ from floorman.datasets.render_cli import parse_size
 from floorman.datasets.render_dataset import TRAINING_OPTIONS
 from floorman.datasets.scene import DetectorClass
 from floorman.vision.chips import ChipReading, ChipRecogniser
-from floorman.vision.detect_cli import chip_totals, counted_chips, default_model, read_chips
+from floorman.vision.detect_cli import chip_totals, colour_name, counted_chips, default_model, read_chips
 from floorman.vision.detector import Detector, OnnxDetectorConfig, box_iou, create_detector
 from photo_effects import tilted  # the benchmarks folder is no package
 
 MATCH_IOU = 0.5
+_SPOTS_SHOW = 40  # edge spots within this many levels of the body's colour (every channel) do not show
 
 
 @dataclass
@@ -61,18 +65,31 @@ def iou(a: tuple[float, ...], b: np.ndarray) -> np.ndarray:
     return box_iou(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))[0]
 
 
+def design(denomination: ChipDenomination) -> str:
+    """A chip's colour word and, where its edge spots do not show (none, or of the body's colour), "plain"."""
+    plain = not denomination.edge_spots or max(
+        abs(a - b) for a, b in zip(denomination.rgb, denomination.edge_rgb, strict=True)) < _SPOTS_SHOW
+    return f"{colour_name(denomination.rgb)}{', plain' if plain else ''}"
+
+
 def diagnose(totals: Totals, chips: list[ObjectTruth], boxes: np.ndarray, readings: list[ChipReading], *,
-             rack: bool, verbose: str) -> None:
-    """Per chip object: matched (and its colour), a stack, or missed; per detector box: matched or extra."""
+             rack: bool, verbose: str, club: ChipSet | None = None) -> None:
+    """Per chip object: matched (and its colour), a stack, or missed; per detector box: matched or extra. With
+    `club` (the scene's chip set, another club's), objects and misses are also counted per top chip's design."""
     truth_boxes = np.array([o.box for o in chips], dtype=np.float64).reshape(-1, 4)
     for o in chips:
         chips_of = o.chips or ()
+        by_top = design(club.by_value(chips_of[-1])) if club is not None and chips_of else ""
+        if by_top:
+            totals.issues[f"chip objects: top {by_top}"] += 1
         if len(chips_of) > 1:
             totals.issues["chip objects: stacks of 2+ chips"] += 1
         overlaps = iou(o.box, boxes) if len(boxes) else np.zeros(1)
         if float(overlaps.max()) < MATCH_IOU:
             seen = "visible >= 50 %" if o.visible_fraction >= 0.5 else "visible < 50 %"
             totals.issues[f"chip objects: missed, {seen}"] += 1
+            if by_top:
+                totals.issues[f"chip objects: missed, top {by_top}"] += 1
             if verbose:
                 sys.stdout.write(f"  {verbose}: missed {chips_of} at {[round(v) for v in o.box]}, {seen}\n")
             continue
@@ -99,11 +116,11 @@ def diagnose(totals: Totals, chips: list[ObjectTruth], boxes: np.ndarray, readin
 
 def run_frame(index: int, args: argparse.Namespace, detector: Detector, totals: Totals) -> None:
     rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(index,)))
-    scene, camera = random_sample(rng, size=args.size, style=SceneStyle.HOME)
+    scene, camera = random_sample(rng, size=args.size, style=SceneStyle.HOME, chip_designs=args.chip_designs)
     if args.tilt:  # a photo taken by hand off vertical: the camera turned about its target, from a random side
         camera = tilted(camera, args.tilt, azimuth_deg=float(rng.uniform(0.0, 360.0)))
     result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects.random(rng), rng=rng)
-    chipset: ChipSet = scene.chipset
+    chipset = ChipSet.default()  # the shipped set: a club's own chips are read as `floorman detect` reads them
     chips = [o for o in result.objects if o.cls == DetectorClass.CHIP and o.box[2] > o.box[0] and o.box[3] > o.box[1]]
     detections = detector.detect(result.image)
     readings = read_chips(result.image, detections, names=detector.names, recogniser=ChipRecogniser(chipset),
@@ -121,7 +138,7 @@ def run_frame(index: int, args: argparse.Namespace, detector: Detector, totals: 
     order = sorted(readings)
     boxes = detections.xyxy[order].astype(np.float64).reshape(-1, 4)
     diagnose(totals, chips, boxes, [readings[i] for i in order], rack=bool(scene.appearance.racks),
-             verbose=f"frame {index}" if args.verbose else "")
+             verbose=f"frame {index}" if args.verbose else "", club=scene.chipset if args.chip_designs else None)
     if args.verbose and any(errors.values()):
         sys.stdout.write(f"frame {index}: truth {dict(sorted(truth.items()))}, "
                          f"counted {dict(sorted(predicted.items()))}{', rack' if scene.appearance.racks else ''}\n")
@@ -137,6 +154,9 @@ def main() -> int:
                         "--straight-down` does (a camera over the image's centre implied)")
     parser.add_argument("--tilt", type=float, default=0.0, metavar="DEG", help="turn each photo's camera this "
                         "many degrees off vertical about its target (`photo_effects.tilted`; default 0: as drawn)")
+    parser.add_argument("--chip-designs", type=float, default=0.0, metavar="P", help="share of the frames played "
+                        "with another club's chips (`datasets.chip_designs`), read with the shipped chip set "
+                        "(default 0: the shipped set's chips)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
     detector = create_detector(OnnxDetectorConfig(model=args.model or default_model()))
@@ -147,8 +167,10 @@ def main() -> int:
     values = ChipSet.default().values
     n = max(totals.frames, 1)
     out = sys.stdout
+    clubs = f"another club's chips in {args.chip_designs:.0%} of them, " if args.chip_designs else ""
     out.write(f"chips per colour: {args.frames} home-style frames of {args.size[0]}x{args.size[1]}, seed {args.seed}, "
               f"{f'tilted {args.tilt:g} degrees, ' if args.tilt else ''}"
+              f"{clubs}"
               f"no calibration{', straight down' if args.straight_down else ''}, "
               f"{time.perf_counter() - started:.0f} s\n")
     out.write(f"  {'exact per colour (share of frames)':<40} "

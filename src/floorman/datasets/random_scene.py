@@ -6,7 +6,9 @@ and `HOME` (the held-out photographs: a plain light-wood table shot straight dow
 cards spread at random angles, face-down cards, loose single chips). `random_sample` draws both, about one
 scene in five in the `HOME` style. With `seat_chips` > 0 that share of `CASINO` scenes holds the seats' stacks as
 players keep them (`datasets.seat_chips`: one stack per denomination side by side, touching), half of them on a
-dark felt; those draws come from a child generator, so at 0 every seed renders as before.
+dark felt; those draws come from a child generator, so at 0 every seed renders as before. With `chip_designs` > 0
+that share of scenes plays with another club's chips (`datasets.chip_designs.club_chipset`: the same colours in
+its own shades, spots and inlays), drawn from a child generator too.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from floorman.core.chips import ChipSet
 from floorman.core.layout import TableLayout
 from floorman.core.layout_gen import racetrack_layout_data
 from floorman.datasets.camera import Camera
+from floorman.datasets.chip_designs import club_chipset
 from floorman.datasets.render_placement import (
     Deal,
     IdSource,
@@ -258,25 +261,33 @@ def _maybe_seats(scene: Scene, rng: np.random.Generator, *, chance: float) -> No
 
 
 def random_scene(rng: np.random.Generator, *, layout: TableLayout | None = None, chipset: ChipSet | None = None,
-                 style: SceneStyle | None = None, seat_chips: float = 0.0) -> Scene:
+                 style: SceneStyle | None = None, seat_chips: float = 0.0, chip_designs: float = 0.0) -> Scene:
     """A random training scene (style drawn when not given: `HOME` one time in five)."""
-    return random_scene_with_focus(rng, layout=layout, chipset=chipset, style=style, seat_chips=seat_chips)[0]
+    return random_scene_with_focus(rng, layout=layout, chipset=chipset, style=style, seat_chips=seat_chips,
+                                   chip_designs=chip_designs)[0]
 
 
 def random_scene_with_focus(rng: np.random.Generator, *, layout: TableLayout | None = None,
                             chipset: ChipSet | None = None, style: SceneStyle | None = None,
-                            seat_chips: float = 0.0) -> tuple[Scene, SceneStyle, tuple[float, float]]:
+                            seat_chips: float = 0.0, chip_designs: float = 0.0,
+                            ) -> tuple[Scene, SceneStyle, tuple[float, float]]:
     """A random scene, its style, and the point a camera should look at for a `HOME` scene. With probability
-    `seat_chips` a `CASINO` scene's seats hold their stacks as players do (`_maybe_seats`)."""
-    if not 0.0 <= seat_chips <= 1.0:
-        raise ValueError(f"seat_chips: expected a probability in [0, 1], got {seat_chips}")
+    `seat_chips` a `CASINO` scene's seats hold their stacks as players do (`_maybe_seats`); with probability
+    `chip_designs` the scene's chips are another club's design around `chipset` (`chip_designs.club_chipset`)."""
+    for name, chance in (("seat_chips", seat_chips), ("chip_designs", chip_designs)):
+        if not 0.0 <= chance <= 1.0:
+            raise ValueError(f"{name}: expected a probability in [0, 1], got {chance}")
     if style is None:
         style = SceneStyle.HOME if rng.random() < HOME_FRACTION else SceneStyle.CASINO
     table = layout or random_layout(rng)
     if style == SceneStyle.HOME:
         table = _without_rail(table)
-    scene = Scene(layout=table, chipset=chipset or default_chipset(),
-                  appearance=random_appearance(rng, style=style))
+    chips = chipset or default_chipset()
+    if chip_designs > 0.0:  # a child generator (spawning leaves the main stream as it is)
+        designs = rng.spawn(1)[0]
+        if designs.random() < chip_designs:
+            chips = club_chipset(designs, chips)
+    scene = Scene(layout=table, chipset=chips, appearance=random_appearance(rng, style=style))
     deal = _deal(rng, style=style)
     ids = IdSource()
     focus = (0.0, 0.0)
@@ -368,12 +379,13 @@ def photo_camera(rng: np.random.Generator, *, focus: tuple[float, float], card_w
 
 def random_sample(rng: np.random.Generator, *, layout: TableLayout | None = None, chipset: ChipSet | None = None,
                   size: tuple[int, int] | None = None, style: SceneStyle | None = None,
-                  seat_chips: float = 0.0, tilt_deg: Tilt | None = None) -> tuple[Scene, Camera]:
+                  seat_chips: float = 0.0, tilt_deg: Tilt | None = None,
+                  chip_designs: float = 0.0) -> tuple[Scene, Camera]:
     """A random training scene and a camera suited to its style (drawn when `style` is None); `seat_chips`: the
-    chance a `CASINO` scene's seats hold their stacks side by side (`random_scene_with_focus`); `tilt_deg`: a
-    `CASINO` scene's camera tilt range (`random_camera`)."""
+    chance a `CASINO` scene's seats hold their stacks side by side, `chip_designs` that its chips are another
+    club's design (`random_scene_with_focus`); `tilt_deg`: a `CASINO` scene's camera tilt range (`random_camera`)."""
     scene, style, focus = random_scene_with_focus(rng, layout=layout, chipset=chipset, style=style,
-                                                  seat_chips=seat_chips)
+                                                  seat_chips=seat_chips, chip_designs=chip_designs)
     if style == SceneStyle.HOME:
         width = scene.cards[0].size_mm[0] if scene.cards else 63.5
         return scene, photo_camera(rng, focus=focus, card_width_mm=width, size=size)

@@ -89,6 +89,10 @@ def register_render(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="chance that a casino scene's seats hold their stacks as players do: one stack per "
                         "denomination side by side, touching, 1-20 chips, half of them on a dark felt (default 0: "
                         "scenes as before, the same for a given seed)")
+    parser.add_argument("--chip-designs", type=_probability, default=0.0, metavar="P",
+                        help="chance that a scene's chips are another club's design: the same five colours in its "
+                        "own shades, edge spots (white chips often plain) and inlays (default 0: the shipped set's, "
+                        "the same frames for a given seed)")
     parser.add_argument("--court-figures", choices=COURT_FIGURE_MODES, default="own",
                         help="the court cards' figures: own (default), shifted (a jack shows the queen's figure, a "
                         "queen the king's, a king the jack's, with the letter in the figure's frame; corner indices "
@@ -115,7 +119,8 @@ def run_render(args: argparse.Namespace) -> int:
     spec = DatasetSpec(out=args.out, count=args.count, seed=args.seed, size=args.size, workers=args.workers,
                        val_fraction=args.val_fraction, overwrite=args.overwrite, progress=not args.no_progress,
                        style=None if args.style == "mixed" else SceneStyle(args.style), seat_chips=args.seat_chips,
-                       court_figures=args.court_figures, suit_shapes=args.suit_shapes, camera_tilt=args.camera_tilt)
+                       court_figures=args.court_figures, suit_shapes=args.suit_shapes, camera_tilt=args.camera_tilt,
+                       chip_designs=args.chip_designs)
     summary = render_dataset(spec)
     sys.stdout.write(f"wrote {summary.train + summary.val} images ({summary.train} train, {summary.val} val), "
                      f"{summary.labels} labels, to {summary.out}\n")

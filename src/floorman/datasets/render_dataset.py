@@ -47,6 +47,7 @@ class DatasetSpec:
     court_figures: str = "own"  # the court cards' figures (`scene.with_court_figures`)
     suit_shapes: str = "own"  # the cards' suit symbols (`scene.with_suit_shapes`)
     camera_tilt: Tilt | None = None  # casino cameras' tilt range in degrees (`random_camera`)
+    chip_designs: float = 0.0  # chance a scene's chips are another club's design (`chip_designs.club_chipset`)
 
     def __post_init__(self) -> None:
         if self.count < 1:
@@ -59,6 +60,8 @@ class DatasetSpec:
             raise ValueError(f"seed: expected a non-negative integer, got {self.seed}")
         if not 0.0 <= self.seat_chips <= 1.0:
             raise ValueError(f"seat chips: expected a probability in [0, 1], got {self.seat_chips}")
+        if not 0.0 <= self.chip_designs <= 1.0:
+            raise ValueError(f"chip designs: expected a probability in [0, 1], got {self.chip_designs}")
         if self.court_figures not in COURT_FIGURE_MODES:
             raise ValueError(f"court figures: expected one of {', '.join(COURT_FIGURE_MODES)}, got "
                              f"{self.court_figures!r}")
@@ -113,7 +116,7 @@ def render_image(job: ImageJob) -> ImageDone:
     spec = job.spec
     rng = image_rng(spec.seed, job.index)
     scene, camera = random_sample(rng, size=spec.size, style=spec.style, seat_chips=spec.seat_chips,
-                                  tilt_deg=spec.camera_tilt)
+                                  tilt_deg=spec.camera_tilt, chip_designs=spec.chip_designs)
     # Figures drawn apart from the scene's generator: the same seed gives the same frames but for the figures.
     scene = with_court_figures(scene, spec.court_figures, np.random.default_rng([spec.seed, job.index, 13]))
     scene = with_suit_shapes(scene, spec.suit_shapes, np.random.default_rng([spec.seed, job.index, 17]))
