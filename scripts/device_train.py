@@ -72,6 +72,8 @@ def main() -> int:
     parser.add_argument("--lrf", type=float, default=None)
     parser.add_argument("--warmup", type=float, default=1.0, help="warm-up epochs")
     parser.add_argument("--hsv-v", type=float, default=0.4, help="brightness augmentation (0.6: overexposed photos)")
+    parser.add_argument("--chip-designs", type=float, default=0.0, help="share of training frames played with another "
+                        "club's chips (`floorman datasets render --chip-designs`; 0.6: plain white chips found)")
     parser.add_argument("--no-export", action="store_true", help="stop after training (export elsewhere)")
     parser.add_argument("--no-measure", action="store_true", help="skip the test render and the mAP table")
     args = parser.parse_args()
@@ -79,10 +81,12 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     log = args.out / "device_log.txt"
     workers = max(1, args.workers)
-    render = args.work / f"render_s1_{args.count}"
+    designs = f"_designs{args.chip_designs:g}" if args.chip_designs else ""
+    render = args.work / f"render_s1_{args.count}{designs}"
     with step(log, f"render {args.count} training frames"):
         if not (render / "data.yaml").is_file():
-            render_dataset(DatasetSpec(out=render, count=args.count, seed=1, workers=workers, progress=False))
+            render_dataset(DatasetSpec(out=render, count=args.count, seed=1, workers=workers, progress=False,
+                                       chip_designs=args.chip_designs))
     config = TrainConfig(data=render, levels=(320, 960), imgsz=320, model=args.model, epochs=300,
                          time_hours=args.hours, batch=args.batch, device=args.device, loader_workers=min(workers, 16),
                          prep_workers=workers, runs_dir=args.work, name=args.name, resume=False, cache=True,

@@ -12,7 +12,7 @@ from floorman.datasets.effects import Effects
 from floorman.datasets.render import ObjectTruth, Renderer
 from floorman.datasets.scene import ChipStack, DetectorClass, Lighting, Scene
 from floorman.vision.chips import TOP_RIGHT, ChipRecogniser, top_right
-from floorman.vision.chips_colour import TopColours, match_top, nominal_bgr, scene_light
+from floorman.vision.chips_colour import TopColours, match_top, nominal_bgr, scene_light, spot_weight
 from floorman.vision.chips_discs import box_discs
 from floorman.vision.chips_geometry import BOX_SIGMA_PX, TableCamera, fit_stack
 
@@ -289,3 +289,49 @@ def test_the_frames_light_tells_black_chips_under_cool_light_from_blue_ones() ->
     for truth in chips:
         assert truth.chips is not None
         assert recogniser.read(result.image, truth.box).top == truth.chips[-1], truth.chips
+
+
+def spot_power_at(count: int) -> dict[int, float]:
+    return {n: (0.95 if n == count else 0.05 / 14) for n in range(2, 17)}
+
+
+def test_the_spot_counts_weight_falls_with_the_chips_size() -> None:
+    weights = [spot_weight(d) for d in (0.0, 20.0, 60.0, 90.0, 120.0, 400.0)]
+    assert weights[0] == weights[1] == weights[2] == pytest.approx(0.35)
+    assert weights[2] > weights[3] > weights[4]
+    assert weights[4] == weights[5] == pytest.approx(0.02)
+
+
+def test_another_clubs_black_chip_with_six_spots_is_read_black_when_seen_large() -> None:
+    """A black chip with six white spots (the shipped black has eight, the red, green and white six): its colours
+    say black; on a chip 120 px across the spot count no longer outweighs them (photo-like frames of other clubs'
+    chips: `benchmarks/chips_photo.py --chip-designs 1`)."""
+    body, spot = np.array([31.0, 40.0, 49.0]), np.array([172.0, 230.0, 240.0])  # BGR, as sampled on such a chip
+    for diameter, expected in ((120.0, 1000), (0.0, None)):
+        top = TopColours(body=body, spot=spot, mean=0.67 * body + 0.33 * spot, spot_power=spot_power_at(6),
+                         samples=100, diameter_px=diameter)
+        value = match_top(top, CHIPSET).value
+        if expected is None:
+            assert value != 1000  # the full weight (size unknown): the count of spots overrules the colours
+        else:
+            assert value == expected
+
+
+@pytest.mark.parametrize("diameter", [20.0, 120.0])
+def test_the_shipped_chips_with_their_spot_counts_are_read_right_at_any_size(diameter: float) -> None:
+    for denomination in CHIPSET.denominations:
+        body, spot = nominal_bgr(denomination)
+        top = TopColours(body=body, spot=spot, mean=0.67 * body + 0.33 * spot,
+                         spot_power=spot_power_at(denomination.edge_spots), samples=100, diameter_px=diameter)
+        assert match_top(top, CHIPSET).value == denomination.value
+
+
+
+def test_another_clubs_red_chip_under_a_bluish_light_is_read_red_not_black() -> None:
+    """Sampled on a photo-like frame (seed 27901, frame 8): a red chip with eight white spots under a cool light,
+    90 px across (its spot count still weighs a little). By brightness alone the black chip's body (grey with its
+    light print) fitted it better than the red's, by more than the count of spots; its hue says red."""
+    body, spot = np.array([69.0, 55.0, 164.0]), np.array([237.0, 225.0, 205.0])  # BGR
+    top = TopColours(body=body, spot=spot, mean=0.67 * body + 0.33 * spot, spot_power=spot_power_at(8),
+                     samples=100, diameter_px=90.0)
+    assert match_top(top, CHIPSET, light=np.array([0.0, 0.04, -0.04])).value == 100

@@ -629,8 +629,10 @@ def top_colours(image: Image, disc_to_image: FloatArray, *, radius_mm: float,
     power = np.abs(np.fft.rfft(profile - profile.mean())) ** 2
     total = float(power[1:17].sum()) + 1e-9
     spot_power = {n: float(power[n]) / total for n in _SPOT_COUNTS}
+    points = _map(disc_to_image, np.array([[0.0, 0.0], [radius_mm, 0.0], [0.0, radius_mm]]))
+    diameter_px = 2.0 * float(np.linalg.norm(points[1:] - points[0], axis=1).mean())
     return TopColours(body=body, spot=spot, mean=data.mean(axis=0).astype(np.float64), spot_power=spot_power,
-                      samples=int(inside.sum()))
+                      samples=int(inside.sum()), diameter_px=diameter_px)
 
 
 def side_colours(image: Image, camera: TableCamera, fit: StackFit, *, radius_mm: float,

@@ -35,7 +35,11 @@ SIDE_SHADE = 0.78  # a chip's side, lit from above, looks about this much darker
 _WARM = np.linspace(-0.5, 0.5, 21)  # log red/blue gain ratio / 2: 3000-6500 K light plus a white-balance error
 _GREEN = np.linspace(-0.15, 0.15, 5)
 _BRIGHTNESS = (0.3, 2.2)
-_SPOT_WEIGHT = 0.35
+_CHROMA_WEIGHT = 3.0  # weight of the body's chromaticity mismatch (`_chroma_mismatch`) on a sharp chip
+_CHROMA_FLOOR = 30.0  # added to a colour's channel sum: a near-black body's shares are noise
+_SPOT_WEIGHT = 0.35  # weight of the spot count's evidence on chips up to `_SPOT_SIZE_PX[0]` across ...
+_SPOT_WEIGHT_LARGE = 0.02  # ... and on chips `_SPOT_SIZE_PX[1]` across or more (linear between): a large chip's
+_SPOT_SIZE_PX = (60.0, 120.0)  # colours tell its denomination; its spot count only where they nearly tie
 _SHARP_CONTRAST = 250.0  # body and spot colours this far apart are read as two colours; closer, blur merged them
 SPOT_SHARE = 0.33  # share of spot colour in the sampled rim (spots and the printed ring)
 _BLUR_WEIGHT = 4.0  # a one-colour fit leaves smaller errors than a two-colour one
@@ -121,6 +125,7 @@ class TopColours:
     mean: Bgr  # mean of all samples: what a blurred chip still shows when body and spots merge
     spot_power: dict[int, float]  # spot count -> share of the rim's angular variation at that frequency
     samples: int
+    diameter_px: float = 0.0  # the top disc's size in the image (0: not known)
 
 
 def two_means(samples: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.int64]:
@@ -188,7 +193,8 @@ def match_top(top: TopColours, chipset: ChipSet, *, light: Bgr | None = None) ->
     fitted, lights = _fit(observed, models, max_glare=_MAX_GLARE, prior=prior)
     fitted, lights = fitted.reshape(len(pairs), len(_BODY_MIX)), lights.reshape(len(pairs), len(_BODY_MIX), 3)
     best_mix = np.argmin(fitted, axis=1)
-    error = fitted[np.arange(len(pairs)), best_mix]
+    rows = np.arange(len(pairs))
+    error = fitted[rows, best_mix] + sharp * _chroma_mismatch(top.body, lights[rows, best_mix] * mixed[rows, best_mix])
     if sharp < 1.0:
         blend = ((1.0 - SPOT_SHARE) * bodies + SPOT_SHARE * spots)[:, None, :]
         blurred, _ = _fit(top.mean[None, :], blend, prior=prior)
@@ -198,10 +204,36 @@ def match_top(top: TopColours, chipset: ChipSet, *, light: Bgr | None = None) ->
     for i, denomination in enumerate(chipset.denominations):
         value = float(error[i])
         if top.spot_power and denomination.edge_spots in top.spot_power:
-            value += _SPOT_WEIGHT * (1.0 - top.spot_power[denomination.edge_spots]) * _spot_contrast(top)
+            missing = 1.0 - top.spot_power[denomination.edge_spots]
+            value += spot_weight(top.diameter_px) * missing * _spot_contrast(top)
         errors[denomination.value] = value
         gains[denomination.value] = lights[i, best_mix[i]]
     return _decide(errors, gains)
+
+
+def _chroma_mismatch(body: Bgr, predicted: Bgr) -> npt.NDArray[np.float64]:
+    """Per denomination (D,), how far the observed body's chromaticity (its colour's channel shares, brightness
+    left out) lies from each model's under its fitted light (`predicted`, (D, 3)), times `_CHROMA_WEIGHT`. The fit
+    weighs colours by their brightness, so a bright rim drowns the body's hue: another club's red chip with white
+    spots (a bluish light) fitted the black chip's body, grey with its light print, better than the red's."""
+    observed = body / (float(body.sum()) + _CHROMA_FLOOR)
+    model = predicted / (predicted.sum(axis=1, keepdims=True) + _CHROMA_FLOOR)
+    mismatch: npt.NDArray[np.float64] = _CHROMA_WEIGHT * ((model - observed[None, :]) ** 2).sum(axis=1)
+    return mismatch
+
+
+def spot_weight(diameter_px: float) -> float:
+    """How much a chip's spot count weighs beside its colours, by the chip's size in the image (0: unknown, the
+    full weight). On a small chip body and spots blur together and the count of spots tells a white chip with blue
+    spots (6) from a blue one with white spots (8); on a large one the colours are plain, and another club's chips
+    need not have the shipped set's counts (`datasets.chip_designs`; photo-like frames of such chips, dev seed
+    27901: tops read wrong 45 of 121 with the full weight, 12 with this, 6 with `_chroma_mismatch` too; the shipped
+    set's chips 1, 1 and 2 of 130)."""
+    small, large = _SPOT_SIZE_PX
+    if diameter_px <= small:
+        return _SPOT_WEIGHT
+    share = min((diameter_px - small) / (large - small), 1.0)
+    return _SPOT_WEIGHT + share * (_SPOT_WEIGHT_LARGE - _SPOT_WEIGHT)
 
 
 def _spot_contrast(top: TopColours) -> float:
