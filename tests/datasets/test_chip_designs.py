@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -101,12 +102,24 @@ def test_a_club_scene_renders_its_chips_anew_and_the_rest_as_before() -> None:
         assert float(difference[y1:y2, x1:x2].mean()) > 8.0  # each chip drawn in the club's colours
 
 
-def test_bad_chances_are_refused() -> None:
-    with pytest.raises(ValueError, match="chip_designs: expected a probability"):
-        random_scene(np.random.default_rng(0), chip_designs=1.5)
-    with pytest.raises(ValueError, match="chip designs: expected a probability"):
-        DatasetSpec(out=Path("/nonexistent"), count=1, seed=0, chip_designs=-0.1)
+def render_args(*extra: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     register_render(parser.add_subparsers())
-    args = parser.parse_args(["render", "--count", "2", "--seed", "1", "--out", "x", "--chip-designs", "0.5"])
-    assert args.chip_designs == 0.5
+    return parser.parse_args(["render", "--count", "2", "--seed", "1", "--out", "x", *extra])
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: random_scene(np.random.default_rng(0), chip_designs=1.5), "chip_designs: expected a probability"),
+    (lambda: DatasetSpec(out=Path("/nonexistent"), count=1, seed=0, chip_designs=-0.1),
+     "chip designs: expected a probability"),
+])
+def test_bad_chances_are_refused(call: Callable[[], object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_the_render_command_takes_the_chance() -> None:
+    assert render_args("--chip-designs", "0.5").chip_designs == 0.5
+    assert render_args().chip_designs == 0.0
+    with pytest.raises(SystemExit):
+        render_args("--chip-designs", "2")
