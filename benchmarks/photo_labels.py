@@ -1,7 +1,7 @@
 """Photo-like frames and their truth as `floorman photos score` labels: the scorer checked where the truth is known.
 
     .venv/bin/python benchmarks/photo_labels.py --out DIR [--count 10] [--seed 23500] [--size 3000x2000]
-                                                [--min-visible 0.7]
+                                                [--min-visible 0.7] [--chip-designs P]
     floorman photos score DIR/labels.jsonl [--misses]
 
 Each frame is drawn as `benchmarks/photo_effects.py` draws its frames as rendered (a home-style scene from
@@ -9,7 +9,9 @@ Each frame is drawn as `benchmarks/photo_effects.py` draws its frames as rendere
 DIR/photo_NN.jpg, and labelled from its truth in DIR/labels.jsonl (`floorman.vision.photo_labels`): every face-up
 card at least --min-visible in view with its identity, the face-down cards as much in view, and the chips per colour
 word of every chip object in the frame (racks excluded; as `benchmarks/chips_photo.py` counts them). Use a seed never
-used for anything else to measure; 23500 is the README's example.
+used for anything else to measure; 23500 is the README's example. `--chip-designs P` plays that share of the frames
+with another club's chips (`datasets.chip_designs`), labelled with the colour word of their colour (white, red,
+green, black, blue), as whoever labels a photo of them would.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from floorman.core.chips import ChipSet
 from floorman.datasets.effects import Effects
 from floorman.datasets.random_scene import SceneStyle, random_sample
 from floorman.datasets.render import ObjectTruth, Renderer
@@ -38,13 +41,15 @@ def _box(obj: ObjectTruth) -> tuple[float, float, float, float]:
     return x1, y1, x2, y2
 
 
-def photo_set(out: Path, *, count: int, seed: int, size: tuple[int, int], min_visible: float) -> list[PhotoLabel]:
+def photo_set(out: Path, *, count: int, seed: int, size: tuple[int, int], min_visible: float,
+              chip_designs: float = 0.0) -> list[PhotoLabel]:
     """Render `count` photo-like frames into `out` and return their truth as labels."""
+    words = {d.value: colour_name(d.rgb) for d in ChipSet.default().denominations}
     out.mkdir(parents=True, exist_ok=True)
     labels = []
     for index in range(count):
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
-        scene, camera = random_sample(rng, size=size, style=SceneStyle.HOME)
+        scene, camera = random_sample(rng, size=size, style=SceneStyle.HOME, chip_designs=chip_designs)
         render_rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 1)))
         result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=CLEAN, rng=render_rng)
         name = f"photo_{index:02d}.jpg"
@@ -58,7 +63,7 @@ def photo_set(out: Path, *, count: int, seed: int, size: tuple[int, int], min_vi
         in_frame = [o for o in result.objects if o.box[2] > o.box[0] and o.box[3] > o.box[1]]
         for obj in in_frame:
             for value in (obj.chips or ()) if obj.cls == DetectorClass.CHIP else ():
-                word = colour_name(scene.chipset.by_value(value).rgb)
+                word = words[value]  # a club's red chip is labelled red, whatever its shade
                 chips[word] = chips.get(word, 0) + 1
         labels.append(PhotoLabel(image=name, cards=cards, card_backs=backs, chips=chips))
     return labels
@@ -71,12 +76,15 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=23500)
     parser.add_argument("--size", type=parse_size, default=(3000, 2000))
     parser.add_argument("--min-visible", type=float, default=0.7, help="cards at least this share in view")
+    parser.add_argument("--chip-designs", type=float, default=0.0, metavar="P",
+                        help="share of the frames played with another club's chips (default 0: the shipped set's)")
     args = parser.parse_args()
     if args.count < 1 or not 0.0 < args.min_visible <= 1.0:
         parser.error(f"expected --count >= 1 and --min-visible in (0, 1], got {args.count} and {args.min_visible}")
     if (args.out / "labels.jsonl").exists():
         parser.error(f"{args.out / 'labels.jsonl'} already exists; labels are never overwritten")
-    labels = photo_set(args.out, count=args.count, seed=args.seed, size=args.size, min_visible=args.min_visible)
+    labels = photo_set(args.out, count=args.count, seed=args.seed, size=args.size, min_visible=args.min_visible,
+                       chip_designs=args.chip_designs)
     written = write_labels(args.out / "labels.jsonl", labels)
     cards = sum(len(label.cards) for label in labels)
     chips = sum(sum((label.chips or {}).values()) for label in labels)
