@@ -5,8 +5,8 @@
 
 Each club is `datasets.chip_designs.club_chipset` drawn from `default_rng([seed, club])`; its frames are home-style
 photo-like scenes played with its chips (frame i from `SeedSequence(seed, spawn_key=(club, i))`, camera effects on).
-The first --calibrate-frames are calibrated on as `floorman chips calibrate --frames ...` does (the detector's chip
-boxes at confidence >= 0.4, `chip_tops`, `learn_colours`, `calibrated_chipset`; its warnings counted: a cluster that
+The first --calibrate-frames are calibrated on as `floorman chips calibrate --frames ...` does (`chip_boxes` at
+confidence >= 0.4, `chip_tops`, `learn_colours`, `calibrated_chipset`; its warnings counted: a cluster that
 looks most like another denomination); the next --frames are read as `floorman detect` reads a photo (no camera
 model), once with the shipped set and once with the learnt one, and each chip object matched to a detector box (IoU
 >= 0.5) counts its top's value right or wrong. Use seeds never used for anything else to measure.
@@ -28,7 +28,7 @@ from floorman.datasets.render import Renderer, RenderResult
 from floorman.datasets.render_dataset import TRAINING_OPTIONS
 from floorman.datasets.scene import DetectorClass
 from floorman.vision.chips import ChipRecogniser
-from floorman.vision.chips_calibrate import calibrated_chipset, chip_tops, learn_colours
+from floorman.vision.chips_calibrate import calibrated_chipset, chip_boxes, chip_tops, learn_colours
 from floorman.vision.detect_cli import default_model, read_chips
 from floorman.vision.detector import Detector, OnnxDetectorConfig, box_iou, create_detector
 
@@ -67,7 +67,6 @@ def main() -> int:
     model = args.model or default_model()
     detector = create_detector(OnnxDetectorConfig(model=model))
     calibrating = create_detector(OnnxDetectorConfig(model=model, conf=CALIBRATE_CONF))
-    chip_class = {name: i for i, name in calibrating.names.items()}.get("chip", -1)
     shipped = ChipSet.default()
     started = time.perf_counter()
     totals = {"shipped": [0, 0], "calibrated": [0, 0]}
@@ -80,11 +79,7 @@ def main() -> int:
             scene, camera = random_sample(rng, size=(3000, 2000), style=SceneStyle.HOME, chipset=club)
             frames.append(Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects.random(rng),
                                                                             rng=rng))
-        seen = []
-        for result in frames[:args.calibrate_frames]:
-            detections = calibrating.detect(result.image)
-            seen.append((result.image, [tuple(float(v) for v in box)
-                                        for box in detections.xyxy[detections.class_id == chip_class]]))
+        seen = [(result.image, chip_boxes(calibrating, result.image)) for result in frames[:args.calibrate_frames]]
         learned = learn_colours(chip_tops(seen, radius_mm=shipped.diameter_mm / 2.0), shipped)
         warnings = sum(1 for item in learned if item.nearest != item.value)
         learnt = calibrated_chipset(shipped, learned)

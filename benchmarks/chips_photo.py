@@ -66,10 +66,12 @@ def iou(a: tuple[float, ...], b: np.ndarray) -> np.ndarray:
 
 
 def design(denomination: ChipDenomination) -> str:
-    """A chip's colour word and, where its edge spots do not show (none, or of the body's colour), "plain"."""
+    """A chip's colour word (the shipped set's for its value: a club's light blue is its blue) and, where its edge
+    spots do not show (none, or of the body's colour), "plain"."""
     plain = not denomination.edge_spots or max(
         abs(a - b) for a, b in zip(denomination.rgb, denomination.edge_rgb, strict=True)) < _SPOTS_SHOW
-    return f"{colour_name(denomination.rgb)}{', plain' if plain else ''}"
+    word = colour_name(ChipSet.default().by_value(denomination.value).rgb)
+    return f"{word}{', plain' if plain else ''}"
 
 
 def diagnose(totals: Totals, chips: list[ObjectTruth], boxes: np.ndarray, readings: list[ChipReading], *,

@@ -16,6 +16,7 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +26,9 @@ from floorman.vision.chips import Image, top_colours
 from floorman.vision.chips_colour import SPOT_SHARE, Bgr, TopColours, match_top, scene_light
 from floorman.vision.chips_discs import box_discs
 from floorman.vision.chips_geometry import Box
+
+if TYPE_CHECKING:  # the CLI imports the detector (ONNX Runtime) only when it runs
+    from floorman.vision.detector import Detector
 
 logger = logging.getLogger(__name__)
 _ROUNDS = 2  # label, learn, label again against the learned colours, learn again
@@ -45,6 +49,14 @@ class LearnedColour:
     chips: int  # chips of the cluster
     error: float  # fit of the nominal colours to the learned ones (0 = the same up to light)
     nearest: int  # the denomination these colours fit best on their own (differs: a doubtful assignment)
+
+
+def chip_boxes(detector: Detector, image: Image) -> list[Box]:
+    """The detector's `chip` boxes in `image` (at the detector's own confidence floor), as calibration takes them."""
+    chip_class = {name: i for i, name in detector.names.items()}.get("chip", -1)
+    detections = detector.detect(image)
+    return [(float(b[0]), float(b[1]), float(b[2]), float(b[3]))
+            for b in detections.xyxy[detections.class_id == chip_class]]
 
 
 def chip_tops(frames: Sequence[tuple[Image, Sequence[Box]]], *, radius_mm: float) -> list[TopColours]:

@@ -10,8 +10,7 @@ import yaml
 
 from floorman.core.chips import ChipSet
 from floorman.core.errors import ConfigError
-from floorman.vision.chips_calibrate import calibrated_chipset, chip_tops, learn_colours
-from floorman.vision.chips_geometry import Box
+from floorman.vision.chips_calibrate import calibrated_chipset, chip_boxes, chip_tops, learn_colours
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,13 +42,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
             raise ConfigError(f"no denomination {value} in chip set {chipset.name!r}, expected one of "
                               f"{list(chipset.values)}", field="--values")
     detector = create_detector(OnnxDetectorConfig(model=args.model or default_model(), conf=args.conf))
-    chip_class = {name: i for i, name in detector.names.items()}.get("chip", -1)
     frames = []
     for path in args.frames:
         image = read_image(path)
-        detections = detector.detect(image)
-        boxes: list[Box] = [(float(b[0]), float(b[1]), float(b[2]), float(b[3]))
-                            for b in detections.xyxy[detections.class_id == chip_class]]
+        boxes = chip_boxes(detector, image)
         frames.append((image, boxes))
         sys.stdout.write(f"{path}: {len(boxes)} chips\n")
     tops = chip_tops(frames, radius_mm=chipset.diameter_mm / 2.0)

@@ -229,11 +229,7 @@ def spot_weight(diameter_px: float) -> float:
     need not have the shipped set's counts (`datasets.chip_designs`; photo-like frames of such chips, dev seed
     27901: tops read wrong 45 of 121 with the full weight, 12 with this, 6 with `_chroma_mismatch` too; the shipped
     set's chips 1, 1 and 2 of 130)."""
-    small, large = _SPOT_SIZE_PX
-    if diameter_px <= small:
-        return _SPOT_WEIGHT
-    share = min((diameter_px - small) / (large - small), 1.0)
-    return _SPOT_WEIGHT + share * (_SPOT_WEIGHT_LARGE - _SPOT_WEIGHT)
+    return float(np.interp(diameter_px, _SPOT_SIZE_PX, (_SPOT_WEIGHT, _SPOT_WEIGHT_LARGE)))
 
 
 def _spot_contrast(top: TopColours) -> float:
