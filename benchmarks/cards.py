@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/cards.py templates [--out src/floorman/vision/data/card_index_templates.npz]
     .venv/bin/python benchmarks/cards.py measure --data DIR [DIR ...] [--limit N] [--true-corners] [--classical]
         [--detector detector_int8.onnx] [--thresholds] [--min-width 40] [--max-width W] [--classifier C.onnx]
-        [--plane]
+        [--index I.onnx|none] [--plane]
 
 `templates` renders the corner index of all 52 cards of every simulator deck design at several scales (exact,
 with small outline jitter as a detector's outline would have, and with camera faults: blur, motion blur,
@@ -20,7 +20,8 @@ detector misses counts as unread. With --thresholds it also prints, for confiden
 `MIN_CONFIDENCE`, how many wrong readings a threshold would accept and how many right ones it would refuse.
 `--min-width` / `--max-width` read other card widths (the cards of a 1280x720 video are 20-35 px wide).
 Rows for court cards (J, Q, K) and the others (2-10, A) come after the width and cover rows; `--classifier`
-reads with another card classifier file than the shipped one. On a set rendered with `--court-figures shifted`
+reads with another card classifier file than the shipped one, `--index` with another index reader fused into it
+(`none`: the classifier alone). On a set rendered with `--court-figures shifted`
 (each court card drawn with another court figure) it measures how the reader does on a deck whose figures it
 never saw (session 17: the classifier before read 0 % of such courts, the one since ~97 %). With `--plane` each
 card is read as the edge and `floorman detect --calib` read it (`recognise_card(..., pixels_to_mm=)`, with the
@@ -47,7 +48,7 @@ from floorman.core.geometry import homography_scales, invert_homography, short_s
 from floorman.datasets.camera import Camera
 from floorman.datasets.textures import N_DECK_DESIGNS, card_face
 from floorman.vision.cards import MIN_CONFIDENCE, CardReading, recognise_card
-from floorman.vision.cards_cnn import CardClassifier
+from floorman.vision.cards_cnn import INDEX_PATH, MODEL_PATH, CardClassifier
 from floorman.vision.cards_index import (
     RANK_CODES,
     SUIT_CODES,
@@ -297,6 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--min-width", type=float, default=MIN_WIDTH_PX, help="narrowest card read (px, default 40)")
     run.add_argument("--max-width", type=float, default=float("inf"), help="cards this wide or wider are left out")
     run.add_argument("--classifier", type=Path, help="card classifier ONNX (default: the shipped one)")
+    run.add_argument("--index", default=str(INDEX_PATH), help="index reader ONNX fused into the classifier, or "
+                     "none (the classifier alone; default: the shipped one, when there)")
     run.add_argument("--plane", action="store_true", help="read as with a calibration (the render camera's): each "
                      "outline's top its short side on the table")
     args = parser.parse_args(argv)
@@ -309,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
     detector = None if args.detector is None else OnnxDetector(OnnxDetectorConfig(model=args.detector))
     tallies = measure(args.data, limit=args.limit, seed=args.seed, true_corners=args.true_corners,
                       classical=args.classical, detector=detector, widths=(args.min_width, args.max_width),
-                      classifier=None if args.classifier is None else CardClassifier(args.classifier),
+                      classifier=CardClassifier(args.classifier or MODEL_PATH,
+                                                index=None if args.index == "none" else Path(args.index)),
                       plane=args.plane)
     sys.stdout.write("| width      | cards | accuracy | unread | precision | ms/card |\n")
     sys.stdout.write("|------------|-------|----------|--------|-----------|---------|\n")

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from floorman.core.card_patch import PatchSpec
 from floorman.core.cards import Card, full_deck
 from floorman.core.chips import ChipDenomination
 from floorman.core.geometry import short_side
@@ -52,19 +53,12 @@ MIN_WIDTH_PX = 18.0
 NEGATIVES_PER_FRAME = 3
 COMPOSITE_WIDTHS = (22.0, 260.0)  # composite cards' widths in px (log-uniform)
 _JITTER = (0.015, 0.04)  # corner jitter, fraction of the card width: a good and a rough outline
+INDEX_AREA = (0.03, 0.025, 0.21, 0.27)  # where a deck's index lies (`card_patch.INDEX_REGION`), fractions of the card
+_COVER_CHANGE = 12  # a composite's pixel changed this much by a cover (0..255, any channel) is covered
+MIN_INDEX_VISIBLE = 0.9  # an index patch is labelled with its card when this much of its index area shows, else none
 
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float32]
-
-
-@dataclass(frozen=True)
-class PatchSpec:
-    """The classifier's input: the card warped upright (portrait) to `width` x `height` pixels, through a warp
-    to `supersample` times that size then area-averaged down (no aliasing from large cards)."""
-
-    width: int = 64
-    height: int = 88
-    supersample: int = 2
 
 
 @dataclass(frozen=True)
@@ -92,12 +86,29 @@ class Samples:
 
 
 def warp_patch(image: Image, corners: FloatArray, *, spec: PatchSpec) -> Image:
-    """The quadrilateral `corners` (TL, TR, BR, BL of a portrait card) warped to the patch."""
+    """The part `spec.region` of the card with outline `corners` (TL, TR, BR, BL of a portrait card) warped to the
+    patch."""
+    matrix = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), spec.target().astype(np.float32))
     big_w, big_h = spec.width * spec.supersample, spec.height * spec.supersample
-    target = np.array([[0, 0], [big_w, 0], [big_w, big_h], [0, big_h]], dtype=np.float32)
-    matrix = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), target)
     big = cv2.warpPerspective(image, matrix, (big_w, big_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return np.asarray(cv2.resize(big, (spec.width, spec.height), interpolation=cv2.INTER_AREA), dtype=np.uint8)
+
+
+def turns(spec: PatchSpec) -> tuple[int, ...]:
+    """How many corners on each view of a card is read: the whole card once (training turns it 180 degrees); a
+    corner of it (the index reader's) as it is and turned 180 degrees (its bottom-right corner), two patches."""
+    return (0,) if spec.whole_card else (0, 2)
+
+
+def index_visible(covered: npt.NDArray[np.bool_], corners: FloatArray) -> float:
+    """The share of the index area (`INDEX_AREA` of the card whose outline is `corners`) not `covered` (an image
+    mask: True where something lies over the card or the card is not there)."""
+    x0, y0, x1, y1 = INDEX_AREA
+    area = PatchSpec(width=32, height=32, supersample=1, region=(x0, y0, x1, y1))
+    matrix = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), area.target().astype(np.float32))
+    warped = cv2.warpPerspective(covered.astype(np.uint8), matrix, (32, 32), flags=cv2.INTER_NEAREST,
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=1)
+    return 1.0 - float(warped.mean())
 
 
 def _visible_rect(mask: npt.NDArray[np.bool_], *, near: FloatArray | None) -> FloatArray | None:
@@ -126,7 +137,10 @@ def _jittered(corners: FloatArray, rng: np.random.Generator, *, fraction: float)
 
 
 def frame_samples(result: RenderResult, rng: np.random.Generator, *, spec: PatchSpec) -> Samples:
-    """The positive and negative patches of one rendered frame."""
+    """The positive and negative patches of one rendered frame. The whole card (`spec.whole_card`): three views
+    of each face-up card, two jittered outlines and the rectangle around its visible pixels. Its index corner (the
+    index reader's): two jittered outlines, each read at the top-left and bottom-right corner, a patch labelled
+    with the card when its index shows (`MIN_INDEX_VISIBLE`), else as none."""
     patches: list[Image] = []
     ranks: list[int] = []
     suits: list[int] = []
@@ -139,13 +153,18 @@ def frame_samples(result: RenderResult, rng: np.random.Generator, *, spec: Patch
                 continue
             card = Card.parse(obj.card)
             views = [_jittered(corners, rng, fraction=f) for f in _JITTER]
-            rect = _visible_rect(result.instance_mask == obj.id, near=corners)
-            views.append(rect if rect is not None and obj.visible_fraction < 0.97 else
-                         _jittered(corners, rng, fraction=_JITTER[0]))
+            mask = result.instance_mask == obj.id
+            if spec.whole_card:
+                rect = _visible_rect(mask, near=corners)
+                views.append(rect if rect is not None and obj.visible_fraction < 0.97 else
+                             _jittered(corners, rng, fraction=_JITTER[0]))
             for view in views:
-                patches.append(warp_patch(result.image, view, spec=spec))
-                ranks.append(RANK_CODES.index(card.rank.code))
-                suits.append(SUIT_CODES.index(card.suit.value))
+                for turn in turns(spec):
+                    seen = 1.0 if spec.whole_card else index_visible(~mask, np.roll(corners, -turn, axis=0))
+                    shows = seen >= MIN_INDEX_VISIBLE
+                    patches.append(warp_patch(result.image, np.roll(view, -turn, axis=0), spec=spec))
+                    ranks.append(RANK_CODES.index(card.rank.code) if shows else -1)
+                    suits.append(SUIT_CODES.index(card.suit.value) if shows else -1)
         elif not face and negatives < NEGATIVES_PER_FRAME and rng.random() < 0.5:
             rect = _visible_rect(result.instance_mask == obj.id, near=None)
             if rect is not None and short_side(rect) >= MIN_WIDTH_PX:
@@ -204,6 +223,15 @@ def composite_sample(rng: np.random.Generator, *, spec: PatchSpec, chips: bool =
     it, through the camera effects; its jittered outline warped to the patch. With `any_figure` a court card
     shows a random court figure (only its indices tell its rank); with `any_suits` its suit symbols are one of
     the other decks' shapes (`scene.with_suit_shapes`). Returns the patch and the rank and suit ids."""
+    return composite_samples(rng, spec=spec, chips=chips, widths=widths, any_figure=any_figure,
+                             any_suits=any_suits)[0]
+
+
+def composite_samples(rng: np.random.Generator, *, spec: PatchSpec, chips: bool = False,
+                      widths: tuple[float, float] = COMPOSITE_WIDTHS, any_figure: bool = False,
+                      any_suits: bool = False) -> list[tuple[Image, int, int]]:
+    """`composite_sample`'s card as patches: one of the whole card, or (an index corner's `spec`) one of each
+    index corner, labelled with the card when its index shows (`MIN_INDEX_VISIBLE`), else as none."""
     deck = full_deck()
     card = deck[int(rng.integers(len(deck)))]
     figure = COURTS[int(rng.integers(len(COURTS)))] if any_figure and card.rank.is_court else None
@@ -220,11 +248,18 @@ def composite_sample(rng: np.random.Generator, *, spec: PatchSpec, chips: bool =
     _paste(canvas, face, matrix)
     h, w = face.shape[:2]
     corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) @ matrix[:, :2].T + matrix[:, 2]
+    pasted = canvas.copy()
     if rng.random() < (0.5 if chips else 0.4):
         _cover(canvas, rng, corners=corners, width_px=width_px, chips=chips)
+    covered = np.abs(canvas.astype(np.int16) - pasted).max(axis=2) > _COVER_CHANGE
     image = apply_effects(canvas, Effects.random(rng), rng=rng)
-    patch = warp_patch(image, _jittered(corners, rng, fraction=float(rng.choice(_JITTER))), spec=spec)
-    return patch, RANK_CODES.index(card.rank.code), SUIT_CODES.index(card.suit.value)
+    rank, suit = RANK_CODES.index(card.rank.code), SUIT_CODES.index(card.suit.value)
+    out = []
+    for turn in turns(spec):
+        view = np.roll(_jittered(corners, rng, fraction=float(rng.choice(_JITTER))), -turn, axis=0)
+        shows = spec.whole_card or index_visible(covered, np.roll(corners, -turn, axis=0)) >= MIN_INDEX_VISIBLE
+        out.append((warp_patch(image, view, spec=spec), rank if shows else -1, suit if shows else -1))
+    return out
 
 
 def _cover(canvas: Image, rng: np.random.Generator, *, corners: FloatArray, width_px: float, chips: bool) -> None:
@@ -314,18 +349,19 @@ def build_composites(cache: Path, *, seed: int, count: int, spec: PatchSpec, chi
 def _composite_chunk(cache: Path, *, seed: int, chunk: int, spec: PatchSpec, chips: bool,
                      widths: tuple[float, float], figures: str, suits: str) -> Path:
     sized = "" if widths == COMPOSITE_WIDTHS else f"_w{widths[0]:g}-{widths[1]:g}"
-    path = cache / f"composite{'_chips' if chips else ''}{sized}{_deck_tag(figures, suits)}_{seed}_{chunk:04d}.npz"
+    path = cache / (f"composite{'_chips' if chips else ''}{sized}{_deck_tag(figures, suits)}{spec.tag}_{seed}_"
+                    f"{chunk:04d}.npz")
     if path.is_file():
         return path
     cache.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng([seed, chunk, 11])
     patches, ranks, suit_ids = [], [], []
     for _ in range(COMPOSITE_CHUNK):
-        patch, rank, suit = composite_sample(rng, spec=spec, chips=chips, widths=widths, any_figure=figures == "any",
-                                             any_suits=suits == "any")
-        patches.append(patch)
-        ranks.append(rank)
-        suit_ids.append(suit)
+        for patch, rank, suit in composite_samples(rng, spec=spec, chips=chips, widths=widths,
+                                                   any_figure=figures == "any", any_suits=suits == "any"):
+            patches.append(patch)
+            ranks.append(rank)
+            suit_ids.append(suit)
     partial = path.with_suffix(".partial.npz")
     np.savez(partial, patches=np.stack(patches), rank=np.array(ranks, np.int64), suit=np.array(suit_ids, np.int64))
     partial.replace(path)
@@ -340,8 +376,9 @@ def _deck_tag(figures: str, suits: str, tilt: Tilt | None = None) -> str:
 
 
 def chunk_path(cache: Path, *, seed: int, start: int, figures: str = "own", suits: str = "own",
-               tilt: Tilt | None = None) -> Path:
-    return cache / f"chunk_{seed}{_deck_tag(figures, suits, tilt)}_{start:07d}.npz"
+               tilt: Tilt | None = None, spec: PatchSpec | None = None) -> Path:
+    tag = "" if spec is None else spec.tag
+    return cache / f"chunk_{seed}{_deck_tag(figures, suits, tilt)}{tag}_{start:07d}.npz"
 
 
 ChunkJob = tuple[Path, int, int, int, PatchSpec, str, str, Tilt | None]
@@ -350,7 +387,7 @@ ChunkJob = tuple[Path, int, int, int, PatchSpec, str, str, Tilt | None]
 def build_chunk(job: ChunkJob) -> Path:
     """Render frames start .. start + count - 1 of `seed` and save their patches (skipped when saved)."""
     cache, seed, start, count, spec, figures, suits, tilt = job
-    path = chunk_path(cache, seed=seed, start=start, figures=figures, suits=suits, tilt=tilt)
+    path = chunk_path(cache, seed=seed, start=start, figures=figures, suits=suits, tilt=tilt, spec=spec)
     if path.is_file():
         return path
     cv2.setNumThreads(1)

@@ -29,13 +29,13 @@ import torch
 from torch import nn
 from torch.nn import functional
 
+from floorman.core.card_patch import INDEX_REGION, PatchSpec
 from floorman.core.errors import ConfigError
 from floorman.datasets.random_scene import TILT_LIMITS_DEG, Tilt, tilt_in_limits
 from floorman.models.cards_data import (
     CHIP_TO_CARD,
     RANK_CODES,
     SUIT_CODES,
-    PatchSpec,
     Samples,
     build_cache,
     build_composites,
@@ -46,6 +46,7 @@ from floorman.models.cards_data import (
 logger = logging.getLogger(__name__)
 
 PATCH_KEY = "floorman_patch"
+REGION_KEY = "floorman_region"
 CLASSES_KEY = "floorman_classes"
 _PLAN_AFTER = 20  # a time-limited run plans its schedule after this many steps, and again every as many
 SMALL_COMPOSITE_WIDTHS = (36.0, 80.0)  # `small_composites`: the cards the classifier misreads most
@@ -54,6 +55,10 @@ SLANT_WIDTHS = (24, 60)  # `_foreshorten`: the card widths (px) drawn uniformly,
 SLANT_RATIOS = (1.2, 2.2)  # and how much more one axis is shrunk: a camera 34-63 degrees from square on
 DEFOCUS_SIGMAS = (0.6, 2.0)  # `_defocus`: the Gaussian's sigma in patch pixels, drawn uniformly per batch
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "vision" / "data" / "card_classifier.onnx"
+DEFAULT_INDEX_OUT = DEFAULT_OUT.with_name("card_index.onnx")
+# What `--patch` trains: the card classifier on the whole card, or the index reader on its top-left corner at twice
+# the classifier's pixels per mm (`card_patch.INDEX_REGION`, 19 x 27 mm of a poker card in 40 x 56 px)
+PATCHES = {"card": PatchSpec(), "index": PatchSpec(width=40, height=56, region=INDEX_REGION)}
 
 
 @dataclass(frozen=True)
@@ -91,9 +96,21 @@ class CardTrainConfig:
     # net does not read a spade with a thin flared stem as a club (it did: 84.3 % of number cards on a deck with
     # DejaVu Sans's suit symbols); "own" before
     suit_shapes: str = "any"
-    out: Path = DEFAULT_OUT
+    # "card" (the card classifier, the whole card) or "index" (the index reader, its corner: `PATCHES`)
+    patch: str = "card"
+    out: Path | None = None  # default: the shipped file of `patch` (DEFAULT_OUT, DEFAULT_INDEX_OUT)
+
+    @property
+    def spec(self) -> PatchSpec:
+        return PATCHES[self.patch]
+
+    @property
+    def out_path(self) -> Path:
+        return self.out if self.out is not None else DEFAULT_OUT if self.patch == "card" else DEFAULT_INDEX_OUT
 
     def __post_init__(self) -> None:
+        if self.patch not in PATCHES:
+            raise ValueError(f"expected patch {' or '.join(PATCHES)}, got {self.patch!r}")
         if self.frames <= self.val_frames or self.val_frames < 0:
             raise ValueError(f"expected frames > val_frames >= 0, got {self.frames} and {self.val_frames}")
         for name, share in (("chip_share", self.chip_share), ("small_share", self.small_share),
@@ -153,15 +170,17 @@ class _Exported(nn.Module):
 
 def augment(batch: torch.Tensor, generator: torch.Generator, *, chips: torch.Tensor | None = None,
             chip_share: float = 0.0, small_share: float = 0.0, slant_share: float = 0.0,
-            defocus_share: float = 0.0) -> torch.Tensor:
+            defocus_share: float = 0.0, whole_card: bool = True) -> torch.Tensor:
     """(N, 3, H, W) float 0..255: random 180-degree turn, a chip from `chips` (`chip_bank`) lying on a share
     `chip_share` of the patches, a share `small_share` shrunk to a small card's pixels (`_shrink`), a share
     `slant_share` to a small card's seen at a slant (`_foreshorten`), a share `defocus_share` out of focus
     (`_defocus`), exposure and white balance, blur, noise, and one covering blob (a flat colour) over part of one
-    in three patches."""
+    in three patches. A patch of a part of the card (not `whole_card`: the index reader's corner) is neither turned
+    (its other corner is its own patch) nor covered (its label says whether its index shows)."""
     n = batch.shape[0]
-    turn = torch.rand(n, generator=generator) < 0.5
-    batch = torch.where(turn[:, None, None, None], batch.flip(2, 3), batch)
+    if whole_card:
+        turn = torch.rand(n, generator=generator) < 0.5
+        batch = torch.where(turn[:, None, None, None], batch.flip(2, 3), batch)
     if chips is not None and chip_share > 0.0:
         batch = _lay_chips(batch, generator, chips=chips, share=chip_share)
     if small_share > 0.0:
@@ -179,7 +198,7 @@ def augment(batch: torch.Tensor, generator: torch.Generator, *, chips: torch.Ten
                                                                                         generator=generator)
     batch = batch * (1.0 - amount) + blurred * amount
     batch = batch + torch.randn(batch.shape, generator=generator) * torch.rand(n, 1, 1, 1, generator=generator) * 8.0
-    return _cover(batch, generator).clamp(0.0, 255.0)
+    return (_cover(batch, generator) if whole_card else batch).clamp(0.0, 255.0)
 
 
 def chip_bank(rng: np.random.Generator, *, count: int = 256, size: int = 48) -> torch.Tensor:
@@ -345,7 +364,7 @@ def fit(net: CardNet, train: Samples, *, config: CardTrainConfig, device: torch.
         pick = order_rng.integers(0, len(train), size=config.batch)
         batch = augment(_tensor(train.patches[pick]), generator, chips=chips, chip_share=config.chip_share,
                         small_share=config.small_share, slant_share=config.slant_share,
-                        defocus_share=config.defocus_share)
+                        defocus_share=config.defocus_share, whole_card=config.spec.whole_card)
         batch = batch.to(device)
         rank = torch.from_numpy(train.rank[pick]).to(device)
         suit = torch.from_numpy(train.suit[pick]).to(device)
@@ -424,7 +443,8 @@ def export_onnx(net: CardNet, path: Path, *, spec: PatchSpec) -> Path:
     net.eval()  # the exporter restores the wrapper's training mode, and with it the net's
     model = onnx.load(str(path))
     for key, value in ((PATCH_KEY, f"{spec.width},{spec.height},{spec.supersample}"),
-                       (CLASSES_KEY, ",".join(RANK_CODES) + ";" + ",".join(SUIT_CODES))):
+                       (CLASSES_KEY, ",".join(RANK_CODES) + ";" + ",".join(SUIT_CODES)),
+                       *(() if spec.whole_card else ((REGION_KEY, spec.encode_region()),))):
         entry = model.metadata_props.add()
         entry.key, entry.value = key, value
     onnx.save(model, str(path))
@@ -435,7 +455,7 @@ def train_cards(config: CardTrainConfig) -> tuple[Path, Evaluation]:
     """Render (or reuse) the patch cache, train, report the held-out accuracy, export the ONNX model."""
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.train_seed)
-    spec = PatchSpec()
+    spec = config.spec
     paths = build_cache(config.cache, seed=config.seed, frames=config.frames, spec=spec,
                         workers=config.render_workers, figures=config.court_figures, suits=config.suit_shapes)
     first_val = config.frames - config.val_frames
@@ -466,5 +486,5 @@ def train_cards(config: CardTrainConfig) -> tuple[Path, Evaluation]:
     result = evaluate(net, val)
     logger.info("%d steps; held-out card accuracy %.4f on %d faces, face/not-face %.4f", steps,
                 result.card_accuracy, result.faces, result.face_accuracy)
-    return export_onnx(net, config.out, spec=spec), result
+    return export_onnx(net, config.out_path, spec=spec), result
 

@@ -177,6 +177,10 @@ def _register_train_cards(sub: argparse._SubParsersAction[argparse.ArgumentParse
                        "training renders and composites: any (default, the shipped recipe since session 18: each "
                        "card one of other decks' spade, heart, diamond and club shapes, as real decks' are not "
                        "ours) or own (our deck's, the recipe before)")
+    cards.add_argument("--patch", choices=("card", "index"), default="card", help="what to train: card (default, "
+                       "the card classifier on the whole card, 64x88 px) or index (the index reader on the card's "
+                       "top-left corner, 40x56 px for 30 %% of its width and height, each card read at two corners; "
+                       "default output vision/data/card_index.onnx)")
     cards.set_defaults(handler=run_train_cards)
 
 
@@ -223,7 +227,7 @@ def _percentile(text: str) -> float:
 
 
 def run_train_cards(args: argparse.Namespace) -> int:
-    from floorman.models.cards_train import DEFAULT_OUT, CardTrainConfig, train_cards
+    from floorman.models.cards_train import CardTrainConfig, train_cards
 
     config = CardTrainConfig(cache=args.cache, seed=args.seed, frames=args.frames, val_frames=args.val_frames,
                              composites=args.composites, composite_seed=args.composite_seed,
@@ -234,7 +238,7 @@ def run_train_cards(args: argparse.Namespace) -> int:
                              defocus_share=args.defocus_share,
                              tilted_frames=args.tilted_frames, tilted_seed=args.tilted_seed, tilt=args.tilt,
                              court_figures=args.court_figures,
-                             suit_shapes=args.suit_shapes, lr=args.lr, out=args.out or DEFAULT_OUT)
+                             suit_shapes=args.suit_shapes, lr=args.lr, patch=args.patch, out=args.out)
     path, result = train_cards(config)
     sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB); held-out card accuracy "
                      f"{result.card_accuracy:.4f} on {result.faces} faces, face/not-face {result.face_accuracy:.4f}\n")
