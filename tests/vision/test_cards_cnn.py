@@ -91,3 +91,13 @@ def test_the_index_reader_reads_courts_at_either_corner_and_knows_a_covered_one(
                                              .astype(np.float32)})
         assert float(top_left[2][0]) < 0.5, (design, card)
         assert reader.ranks[int(reader.probabilities(image, [outline]).rank[0].argmax())] == card[:-1]
+
+
+def test_outlines_narrower_than_the_index_gate_are_read_by_the_classifier_alone() -> None:
+    fused, alone = CardClassifier(), CardClassifier(index=None)
+    for px_per_mm, same in ((0.5, True), (1.4, False)):  # a card 32 px wide, then 89 px
+        image = table(seed=3, size=200)
+        _, corners = place_card(image, "QC", design=1, angle_deg=30.0, px_per_mm=px_per_mm)
+        outline = [order_corners(corners.astype(np.float32))]
+        (first,), (second,) = fused.read(image, outline), alone.read(image, outline)
+        assert (first.confidence == second.confidence) is same, px_per_mm
