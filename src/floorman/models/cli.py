@@ -1,4 +1,4 @@
-"""`floorman models train|export|recover|info|train-cards|train-chips`."""
+"""`floorman models train|export|recover|average|info|train-cards|train-chips`."""
 
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], *,
     _register_train(sub)
     _register_export(sub)
     _register_recover(sub)
+    _register_average(sub)
     _register_train_cards(sub)
     _register_train_chips(sub, chip_boxes=chip_boxes)
     info = sub.add_parser("info", help="print what an exported ONNX detector declares")
@@ -111,6 +112,30 @@ def _register_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
                         help="with --calibration-method percentile: the share of values kept (default 99.999)")
     export.add_argument("--no-int8", action="store_true", help="write the fp32 model only")
     export.set_defaults(handler=run_export)
+
+
+def _register_average(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    average = sub.add_parser(
+        "average", help="average the weights of two detector checkpoints fine-tuned from the same start",
+        description="Write OUT: TUNED's checkpoint with its network's weights (1 - SHARE) x BASE + SHARE x TUNED, "
+        "tensor by tensor (WiSE-FT: a fine-tune that learnt new data and forgot some of the old, averaged with its "
+        "start, often keeps both). Export it with `floorman models export --weights OUT`.")
+    average.add_argument("base", type=Path, help="the checkpoint the fine-tune started from (.pt)")
+    average.add_argument("tuned", type=Path, help="the fine-tuned checkpoint (.pt, e.g. runs/detector/NAME/weights/"
+                         "best.pt)")
+    average.add_argument("--share", type=_share, default=0.5, help="the tuned checkpoint's share (0-1, default 0.5)")
+    average.add_argument("--out", type=Path, required=True, help="checkpoint to write (.pt)")
+    average.set_defaults(handler=run_average)
+
+
+def run_average(args: argparse.Namespace) -> int:
+    from floorman.models.average import average_checkpoints
+
+    result = average_checkpoints(args.base, args.tuned, share=args.share, out=args.out)
+    sys.stdout.write(f"wrote {result.out} ({result.out.stat().st_size / 1e6:.1f} MB): {1.0 - args.share:g} x "
+                     f"{args.base} + {args.share:g} x {args.tuned}, {result.averaged} tensors averaged, "
+                     f"{result.kept} integer ones taken from {args.tuned}\n")
+    return 0
 
 
 def _register_recover(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
