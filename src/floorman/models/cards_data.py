@@ -1,15 +1,18 @@
-"""Training patches for the card classifier, cut from simulator renders.
+"""Training patches for the card classifier and the index reader, cut from simulator renders.
 
 Each rendered frame (`random_sample` on `image_rng(seed, index)`, the dataset renderer's own draw) gives, for
 every face-up card at least `MIN_VISIBLE` visible and `MIN_WIDTH_PX` wide, a few views of the card warped to
 the classifier's patch: its true outline with small and larger corner jitter (as an outline finder's error
 would be), and the rotated rectangle around its visible pixels (what an outline finder sees of a partly
 covered card). Other objects (face-down cards, chips, hands, the button) give negative patches the same way.
-The patch geometry (`PatchSpec`) is written into the exported model, and `floorman.vision.cards_cnn` warps
-patches by it, so training and inference cut them alike.
+The patch geometry (`core.card_patch.PatchSpec`) is written into the exported model, and
+`floorman.vision.cards_cnn` warps patches by it, so training and inference cut them alike. The index reader's
+patch is a corner of the card (`PatchSpec.region`): each view then gives one patch per index corner (`turns`),
+labelled with the card only when its index shows (`index_visible`, `MIN_INDEX_VISIBLE`), else as none.
 
-Patches are cached on disk in chunks of `CHUNK` frames (`chunk_SEED_START.npz`), so a build resumes and the
-training reads them back without rendering again.
+Patches are cached on disk in chunks of `CHUNK` frames (`chunk_SEED_START.npz`; another patch than the classifier's
+is named in the file name, `PatchSpec.tag`), so a build resumes and the training reads them back without rendering
+again.
 """
 
 from __future__ import annotations

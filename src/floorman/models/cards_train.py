@@ -12,7 +12,10 @@ default; on CUDA when present. With `init` it starts from an exported model's we
 PyTorch checkpoint is kept), to fine-tune it at a lower learning rate.
 
 The ONNX model carries its patch geometry as metadata (`floorman_patch`: "64,88,2"), which
-`floorman.vision.cards_cnn` reads, so training and inference cut patches alike.
+`floorman.vision.cards_cnn` reads, so training and inference cut patches alike. With `patch="index"` (`floorman
+models train-cards --patch index`) the same network learns the index reader: the card's top-left corner
+(`PATCHES["index"]`, metadata `floorman_region` too), each index corner a patch labelled only when its index shows,
+neither turned nor covered in training; written to `vision/data/card_index.onnx`.
 """
 
 from __future__ import annotations
