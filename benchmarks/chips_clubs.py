@@ -64,7 +64,7 @@ def main() -> int:
     if args.clubs < 1 or args.calibrate_frames < 1 or args.frames < 1:
         parser.error(f"expected --clubs, --calibrate-frames and --frames >= 1, got {args.clubs}, "
                      f"{args.calibrate_frames} and {args.frames}")
-    model = args.model or default_model()
+    model = args.model or default_model(photos=True)
     detector = create_detector(OnnxDetectorConfig(model=model))
     calibrating = create_detector(OnnxDetectorConfig(model=model, conf=CALIBRATE_CONF))
     shipped = ChipSet.default()

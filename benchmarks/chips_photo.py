@@ -151,7 +151,7 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=30)
     parser.add_argument("--seed", type=int, default=95121)
     parser.add_argument("--size", type=parse_size, default=(3000, 2000))
-    parser.add_argument("--model", help="ONNX detector (default: the shipped INT8 model)")
+    parser.add_argument("--model", help="ONNX detector (default: the shipped INT8 photo detector)")
     parser.add_argument("--straight-down", action="store_true", help="count stacks as `floorman detect "
                         "--straight-down` does (a camera over the image's centre implied)")
     parser.add_argument("--tilt", type=float, default=0.0, metavar="DEG", help="turn each photo's camera this "
@@ -161,7 +161,7 @@ def main() -> int:
                         "(default 0: the shipped set's chips)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    detector = create_detector(OnnxDetectorConfig(model=args.model or default_model()))
+    detector = create_detector(OnnxDetectorConfig(model=args.model or default_model(photos=True)))
     totals = Totals()
     started = time.perf_counter()
     for index in range(args.frames):

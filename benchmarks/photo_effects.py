@@ -327,7 +327,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=21300)
     parser.add_argument("--size", type=parse_size, default=(3000, 2000))
     parser.add_argument("--effects", default="all", help="comma-separated effect names, or all")
-    parser.add_argument("--model", help="ONNX detector (default: the shipped INT8 model)")
+    parser.add_argument("--model", help="ONNX detector (default: the shipped INT8 photo detector)")
     parser.add_argument("--classifier", type=Path, help="card classifier ONNX (default: the shipped one)")
     parser.add_argument("--straight-down", action="store_true", help="chips counted as `floorman detect "
                         "--straight-down` counts them")
@@ -341,7 +341,7 @@ def main() -> int:
         parser.error(f"--effects: expected names of {', '.join(known)} or all, got {args.effects!r}" if unknown
                      else f"--frames: expected at least 1, got {args.frames}")
     effects = [e for e in every if e.name in wanted]
-    detector = create_detector(OnnxDetectorConfig(model=args.model or default_model()))
+    detector = create_detector(OnnxDetectorConfig(model=args.model or default_model(photos=True)))
     classifier = None if args.classifier is None else CardClassifier(args.classifier)
     scores = {e.name: Score() for e in effects}
     started = time.perf_counter()

@@ -48,7 +48,7 @@ def test_networks_of_another_shape_missing_files_and_bad_shares_are_refused(tmp_
         average.average_checkpoints(tmp_path / "base.pt", tmp_path / "wide.pt", share=0.5, out=out)
     with pytest.raises(ConfigError, match="no such file"):
         average.average_checkpoints(tmp_path / "base.pt", tmp_path / "none.pt", share=0.5, out=out)
-    with pytest.raises(ConfigError, match="expected a share from 0 to 1, got 1.5"):
+    with pytest.raises(ConfigError, match=r"expected a share from 0 to 1, got 1\.5"):
         average.average_checkpoints(tmp_path / "base.pt", tmp_path / "base.pt", share=1.5, out=out)
     torch.save([1, 2], str(tmp_path / "list.pt"))
     with pytest.raises(ConfigError, match="expected an Ultralytics checkpoint"):

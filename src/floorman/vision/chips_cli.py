@@ -25,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--chipset", type=Path, help="chip set YAML to start from (default: the shipped set)")
     parser.add_argument("--values", nargs="+", type=int, help="only these denominations are in the frames "
                         "(default: all of the chip set's)")
-    parser.add_argument("--model", type=Path, help="ONNX detector (default: the shipped INT8 model)")
+    parser.add_argument("--model", type=Path, help="ONNX detector (default: the shipped INT8 photo detector: "
+                        "the frames are still images)")
     parser.add_argument("--conf", type=float, default=0.4, help="minimum chip detection score (default 0.4)")
     parser.add_argument("--name", help="name of the chip set written (default: <input name>-calibrated)")
     parser.add_argument("--out", required=True, type=Path, help="chip set YAML to write")
@@ -41,7 +42,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         if value not in chipset.values:
             raise ConfigError(f"no denomination {value} in chip set {chipset.name!r}, expected one of "
                               f"{list(chipset.values)}", field="--values")
-    detector = create_detector(OnnxDetectorConfig(model=args.model or default_model(), conf=args.conf))
+    detector = create_detector(OnnxDetectorConfig(model=args.model or default_model(photos=True), conf=args.conf))
     frames = []
     for path in args.frames:
         image = read_image(path)

@@ -37,6 +37,10 @@ from floorman.vision.table_state import recognise_card_reader, same_place_readin
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"})
 DEFAULT_MODEL = "models/weights/detector_int8.onnx"
+# Still photographs are read with the photo detector (session 28: the shipped detector's weights averaged with a
+# fine-tune on other clubs' chips, `floorman models average`; it finds plain white chips the video detector misses
+# but lost alerts from the 1280x720 videos, so the edge and videos keep the video detector). MODEL_CARD.md.
+PHOTO_MODEL = "models/weights/photo_detector_int8.onnx"
 _COLOURS = ((255, 255, 255), (200, 60, 60), (40, 40, 230), (0, 215, 255), (180, 120, 240))
 
 
@@ -141,8 +145,18 @@ def chip_totals(chips: dict[int, ChipReading], chipset: ChipSet) -> list[ChipTot
     return totals
 
 
-def default_model() -> Path:
+def default_model(*, photos: bool = False) -> Path:
+    """The shipped INT8 detector: for still `photos` the photo detector (when shipped), else the video detector."""
+    if photos:
+        photo = Path(str(resources.files("floorman").joinpath(PHOTO_MODEL)))
+        if photo.is_file():
+            return photo
     return Path(str(resources.files("floorman").joinpath(DEFAULT_MODEL)))
+
+
+def is_video(source: Path) -> bool:
+    """Whether `floorman detect` reads `source` as a video (else as an image or a folder of images)."""
+    return source.is_file() and source.suffix.lower() in VIDEO_SUFFIXES
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -151,7 +165,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Print every detected object per image or frame: class, box in pixels, confidence (and table "
         "mm and zone with --layout and --calib). Any image size: frames are seen through a pyramid of resized windows.")
     parser.add_argument("source", type=Path, help="an image, a folder of images, or a video file")
-    parser.add_argument("--model", type=Path, help="ONNX detector (default: the shipped INT8 model)")
+    parser.add_argument("--model", type=Path, help="ONNX detector (default: the shipped INT8 models, the photo "
+                        "detector for images, the video detector for a video)")
     parser.add_argument("--json", action="store_true", help="one JSON object per image or frame")
     parser.add_argument("--annotate", type=Path, metavar="OUT", help="write annotated images into folder OUT")
     parser.add_argument("--conf", type=float, default=0.25, help="minimum confidence (default 0.25)")
@@ -354,7 +369,7 @@ def _placement(args: argparse.Namespace) -> tuple[TableLayout, Calibration] | No
 
 def run_detect(args: argparse.Namespace) -> int:
     check_camera_height(args.camera_height, field="--camera-height")
-    model = args.model if args.model is not None else default_model()
+    model = args.model if args.model is not None else default_model(photos=not is_video(args.source))
     detector: Detector = create_detector(OnnxDetectorConfig(
         model=model, conf=args.conf, iou=args.iou, threads=args.threads, levels=args.levels))
     if args.straight_down and args.calib is not None:

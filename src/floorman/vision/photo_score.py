@@ -285,7 +285,7 @@ def _chipset(args: argparse.Namespace) -> ChipSet:
 
 
 def _detector(args: argparse.Namespace) -> Detector:
-    model = args.model if args.model is not None else default_model()
+    model = args.model if args.model is not None else default_model(photos=True)
     return create_detector(OnnxDetectorConfig(model=model, conf=args.conf, threads=args.threads))
 
 
@@ -313,7 +313,7 @@ def run_score(args: argparse.Namespace) -> int:
             report, _ = read_frame(image, detector=detector, recogniser=recogniser, source=str(photo.path),
                                    straight_down=args.straight_down)
         score_photo(tally, photo.label, report, name=photo.path.name)
-    model = str(args.detections) if saved is not None else str(args.model or default_model())
+    model = str(args.detections) if saved is not None else str(args.model or default_model(photos=True))
     result = summary(tally, photos=len(photos), model=model, conf=None if saved is not None else args.conf,
                      straight_down=args.straight_down)
     sys.stdout.write(result.model_dump_json() + "\n" if args.json else format_score(result, misses=args.misses))
@@ -419,7 +419,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     draft.add_argument("images", type=Path, help="a photo or a folder of photos")
     draft.add_argument("--out", type=Path, required=True, help="labels file to write (never overwritten)")
     for command in (score, draft):
-        command.add_argument("--model", type=Path, help="ONNX detector (default: the shipped INT8 model)")
+        command.add_argument("--model", type=Path, help="ONNX detector (default: the shipped INT8 photo detector)")
         command.add_argument("--conf", type=float, default=0.25, help="minimum confidence (default 0.25, as "
                              "`floorman detect`)")
         command.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads (default 1)")
