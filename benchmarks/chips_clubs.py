@@ -59,7 +59,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=27995)
     parser.add_argument("--calibrate-frames", type=int, default=4)
     parser.add_argument("--frames", type=int, default=16, help="frames read per club")
-    parser.add_argument("--model", help="ONNX detector (default: the shipped INT8 model)")
+    parser.add_argument("--model", help="ONNX detector (default: the shipped INT8 photo detector)")
     args = parser.parse_args()
     if args.clubs < 1 or args.calibrate_frames < 1 or args.frames < 1:
         parser.error(f"expected --clubs, --calibrate-frames and --frames >= 1, got {args.clubs}, "
