@@ -62,6 +62,7 @@ def test_states_made_from_another_detector_are_made_again(tmp_path: Path) -> Non
     fresh = [TableState(frame=0, t=0.0)]
     assert list(cached_states(tmp_path / "s.jsonl", header=other, make=iter(fresh))) == fresh
     assert read_states(tmp_path / "s.jsonl", expected=other) == fresh
+    assert read_states(tmp_path / "s.previous.jsonl", expected=header(tmp_path, model=b"model")) == states()  # kept
 
 
 def test_an_interrupted_run_keeps_the_stored_file(tmp_path: Path) -> None:
@@ -75,6 +76,7 @@ def test_an_interrupted_run_keeps_the_stored_file(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="video ended badly"):
         list(cached_states(tmp_path / "s.jsonl", header=header(tmp_path, model=b"new"), make=broken()))
     assert (tmp_path / "s.jsonl").read_bytes() == before and not list(tmp_path.glob(".*part"))
+    assert not (tmp_path / "s.previous.jsonl").exists()  # nothing replaced, nothing moved
 
 
 def test_a_damaged_line_is_named(tmp_path: Path) -> None:

@@ -66,7 +66,8 @@ def digest(path: Path) -> str:
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 VISION_SOURCES = ("vision", "edge/agent.py", "edge/builders.py", "edge/gate.py", "core/table_state.py",
-                  "core/cards.py", "core/chips.py", "core/geometry.py", "core/layout.py", "core/stack_patch.py",
+                  "core/cards.py", "core/card_patch.py", "core/chips.py", "core/geometry.py", "core/layout.py",
+                  "core/stack_patch.py",
                   "core/data")
 """What turns a frame into a `TableState` (relative to the package): its code and data files (the core modules the
 vision imports among them: a change to the geometry or the chip set reads frames otherwise)."""
@@ -204,8 +205,16 @@ def stored_dict(state: TableState) -> dict[str, Any]:
     return data
 
 
+def previous_path(path: Path) -> Path:
+    """Where `cached_states` keeps the states file it replaces (NAME.previous.jsonl)."""
+    return path.with_name(f"{path.stem}.previous{path.suffix}")
+
+
 def cached_states(path: Path, *, header: StatesHeader, make: Iterable[TableState]) -> Iterator[TableState]:
-    """The stored states when `path` matches `header`; else those of `make`, stored as they go by."""
+    """The stored states when `path` matches `header`; else those of `make`, stored as they go by. States made
+    from other inputs are not lost when the new ones are complete: they are kept as `previous_path(path)` (one
+    generation; a states file named for one detector and read with another, a forgotten `--model`, is hours of
+    vision at 4K)."""
     stored = read_states(path, expected=header)
     if stored is not None:
         logger.info("%s: %d stored table states", path, len(stored))
@@ -218,6 +227,10 @@ def cached_states(path: Path, *, header: StatesHeader, make: Iterable[TableState
             for state in make:
                 f.write(json.dumps(stored_dict(state), separators=(",", ":")) + "\n")
                 yield state
+        if path.is_file():
+            path.replace(previous_path(path))
+            logger.warning("%s: made again from other inputs; the states it held are kept as %s", path,
+                           previous_path(path).name)
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)
