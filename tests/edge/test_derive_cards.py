@@ -367,3 +367,39 @@ def test_two_boxes_on_one_board_card_seen_together_are_one_card_dealt(deriver: E
     assert dealt(events) == [("board", "4H"), ("board", "10S")]
     boards = [d["face_up"] for e in events if (d := e.model_dump())["type"] == "zone_cards" and d["zone"] == "board"]
     assert boards == [("4H",), ("4H", "10S")]
+
+
+def deal(scene: Scene, deriver: EventDeriver, *, track: int, to: PointMm) -> list[EventBase]:
+    """A face-down card leaving the stub and flying to `to`, one step a frame, then resting there."""
+    events: list[EventBase] = []
+    start = np.array(centre("deck"))
+    for step in np.linspace(0.0, 1.0, 6):
+        at = tuple(float(v) for v in start + step * (np.array(to) - start))
+        scene.cards[track] = card(LAYOUT.zone_names_at(np.array([at]))[0], track=track, at=at)
+        events += run(deriver, scene.frames(1))
+    return events + run(deriver, scene.frames(10))
+
+
+def test_a_fold_takes_every_card_dealt_to_the_seat_though_they_showed_as_one(deriver: EventDeriver) -> None:
+    # Two hole cards dealt to seat 1 come to lie one on the other: the vision sees one box there. The fold then took
+    # one card by the zone's count, and the second folded card reaching the muck was taken for a burn (an early E2
+    # and an E4 "two burn cards" from video, premature_board_01 with session 28's photo detector).
+    scene = with_stub()
+    run(deriver, scene.frames(5))
+    events = deal(scene, deriver, track=5, to=centre("hole_1", -20))
+    events += deal(scene, deriver, track=6, to=centre("hole_1", 20))
+    assert dealt(events) == [("hole_1", None), ("hole_1", None)]
+    del scene.cards[6]
+    scene.cards[5] = card("hole_1", track=5, at=centre("hole_1"))  # the two as one box
+    run(deriver, scene.frames(20))
+    scene.hands[51] = hand(LAYOUT.seat(1).position, "rail_edge", track=51)
+    run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("hole_1", 0, 10), "hole_1", track=51)
+    run(deriver, scene.frames(10))
+    del scene.cards[5]
+    run(deriver, scene.frames(10))
+    del scene.hands[51]
+    events = slide(scene, deriver, track=30, xs=[-100.0, -40.0, 40.0, 120.0])
+    events += slide(scene, deriver, track=31, xs=[-100.0, -40.0, 40.0, 100.0])
+    assert dealt(events) == []
+    assert dealt(slide(scene, deriver, track=32, xs=[-100.0, -40.0, 40.0, 80.0])) == [("muck", None)]  # the burn

@@ -255,3 +255,4 @@ class EventDeriver:
             self.out.emit(Shuffle)
             self._shuffles += 1
             self.cards.dealt_since_shuffle = self.cards.absorbed = 0
+            self.cards.hole_dealt.clear()

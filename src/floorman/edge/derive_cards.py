@@ -53,6 +53,9 @@ class CardDeriver(ZoneDeriver[CardShape]):
         """When a card last left the deck stub: first seen there, then seen moving (a box seen once on the stub,
         under the dealer's hand, is no card leaving it)."""
         self.dealt_since_shuffle = 0
+        self.hole_dealt: dict[str, int] = {}
+        """Cards dealt to each hole zone since the shuffle: a fold takes them all, though two hole cards lying one on
+        the other show as one box (a fold counted as one card took the second, reaching the muck, for a burn)."""
         self._votes: dict[int, dict[str, float]] = {}
         """Per face-up card track: the identities it was read as, each weighted by how sure the reading was."""
         self.absorbed = 0
@@ -141,7 +144,7 @@ class CardDeriver(ZoneDeriver[CardShape]):
                 if before is not None and zone_seat(name) is not None and _count(settle.committed) < _count(before):
                     confirmed = self.hands.confirm(name, holding="cards")  # the hand did more than pass over them
                     if confirmed and _count(settle.committed) == 0:  # a fold takes them all (a hand hides a few)
-                        self._fold(_count(before))
+                        self._fold(max(_count(before), self.hole_dealt.pop(name, 0)))
                 dealt += self._commit(name, tracks, announce=not first or bool(tracks))
         return dealt + (self._covering_burns(contents["muck"]) if "muck" in contents else 0)
 
@@ -322,6 +325,8 @@ class CardDeriver(ZoneDeriver[CardShape]):
                 self.out.emit(CardDealt, to_zone=zone, seat=seat, face_up=seen.face_up, card=card)
                 dealt += 1
                 self.dealt_since_shuffle += 1
+                if seat is not None:
+                    self.hole_dealt[zone] = self.hole_dealt.get(zone, 0) + 1
         for track in tracks:
             track.marks.add(PLACED)
         self._members[zone] = {track.id for track in tracks}
