@@ -98,8 +98,8 @@ def warp_patch(image: Image, corners: FloatArray, *, spec: PatchSpec) -> Image:
 
 
 def turns(spec: PatchSpec) -> tuple[int, ...]:
-    """How many corners on each view of a card is read: the whole card once (training turns it 180 degrees); a
-    corner of it (the index reader's) as it is and turned 180 degrees (its bottom-right corner), two patches."""
+    """The quarter turns of a view's corners each patch is cut at: the whole card once (training turns it 180
+    degrees); a corner of it (the index reader's) as it is and turned 180 degrees (its bottom-right corner)."""
     return (0,) if spec.whole_card else (0, 2)
 
 
