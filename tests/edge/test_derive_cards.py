@@ -215,6 +215,11 @@ def rest_on_seat_1_cards(scene: Scene, deriver: EventDeriver) -> None:
     scene.cards[5] = card("hole_1", track=5, at=centre("hole_1", -20))
     scene.cards[6] = card("hole_1", track=6, at=centre("hole_1", 20))
     run(deriver, scene.frames(10))
+    seat_1_hand_rests(scene, deriver)
+
+
+def seat_1_hand_rests(scene: Scene, deriver: EventDeriver) -> None:
+    """Seat 1's hand (track 51) comes over the rail and rests on its hole zone."""
     scene.hands[51] = hand(LAYOUT.seat(1).position, "rail_edge", track=51)
     run(deriver, scene.frames(3))
     scene.hands[51] = hand(centre("hole_1", 0, 10), "hole_1", track=51)
@@ -392,10 +397,7 @@ def test_a_fold_takes_every_card_dealt_to_the_seat_though_they_showed_as_one(der
     del scene.cards[6]
     scene.cards[5] = card("hole_1", track=5, at=centre("hole_1"))  # the two as one box
     run(deriver, scene.frames(20))
-    scene.hands[51] = hand(LAYOUT.seat(1).position, "rail_edge", track=51)
-    run(deriver, scene.frames(3))
-    scene.hands[51] = hand(centre("hole_1", 0, 10), "hole_1", track=51)
-    run(deriver, scene.frames(10))
+    seat_1_hand_rests(scene, deriver)
     del scene.cards[5]
     run(deriver, scene.frames(10))
     del scene.hands[51]

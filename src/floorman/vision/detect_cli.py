@@ -217,7 +217,7 @@ def frames(source: Path, *, every: int = 1, max_frames: int | None = None) -> It
             yield str(path), None, read_image(path)
     elif not source.is_file():
         raise CameraError(f"{source}: no such file or folder")
-    elif source.suffix.lower() in VIDEO_SUFFIXES:
+    elif is_video(source):
         yield from _video_frames(source, every=every, max_frames=max_frames)
     else:
         yield str(source), None, read_image(source)
