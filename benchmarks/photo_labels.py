@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/photo_labels.py --out DIR [--count 10] [--seed 23500] [--size 3000x2000]
                                                 [--min-visible 0.7] [--chip-designs P]
+                                                [--singles] [--rack drawn|always|never] [--min-chip-visible V]
     floorman photos score DIR/labels.jsonl [--misses]
 
 Each frame is drawn as `benchmarks/photo_effects.py` draws its frames as rendered (a home-style scene from
@@ -12,11 +13,18 @@ word of every chip object in the frame (racks excluded; as `benchmarks/chips_pho
 used for anything else to measure; 23500 is the README's example. `--chip-designs P` plays that share of the frames
 with another club's chips (`datasets.chip_designs`), labelled with the colour word of their colour (white, red,
 green, black, blue), as whoever labels a photo of them would.
+
+The issue's held-out photographs hold single chips and a chip rack at the side: `--singles --rack always` renders
+that kind (each of the scene's loose stacks of 2-3 chips left as its top chip, upright; a rack beside the cards in
+every frame; every other draw as without the flags), and `--min-chip-visible V` labels only chips at least that share
+in view (a chip under a card, or a sliver at the photo's edge, is one no one labelling the photo would count; default
+0: every chip object with a pixel in the frame, as before).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -41,15 +49,22 @@ def _box(obj: ObjectTruth) -> tuple[float, float, float, float]:
     return x1, y1, x2, y2
 
 
+RACKS = {"drawn": None, "always": True, "never": False}
+
+
 def photo_set(out: Path, *, count: int, seed: int, size: tuple[int, int], min_visible: float,
-              chip_designs: float = 0.0) -> list[PhotoLabel]:
+              chip_designs: float = 0.0, singles: bool = False, rack: bool | None = None,
+              min_chip_visible: float = 0.0) -> list[PhotoLabel]:
     """Render `count` photo-like frames into `out` and return their truth as labels."""
     words = {d.value: colour_name(d.rgb) for d in ChipSet.default().denominations}
     out.mkdir(parents=True, exist_ok=True)
     labels = []
     for index in range(count):
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
-        scene, camera = random_sample(rng, size=size, style=SceneStyle.HOME, chip_designs=chip_designs)
+        scene, camera = random_sample(rng, size=size, style=SceneStyle.HOME, chip_designs=chip_designs,
+                                      home_rack=rack)
+        if singles:
+            scene.chips = [dataclasses.replace(s, chips=s.chips[-1:], lean_mm=(0.0, 0.0)) for s in scene.chips]
         render_rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 1)))
         result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=CLEAN, rng=render_rng)
         name = f"photo_{index:02d}.jpg"
@@ -60,7 +75,8 @@ def photo_set(out: Path, *, count: int, seed: int, size: tuple[int, int], min_vi
                       if o.cls == DetectorClass.CARD_FACE and o.face_up)
         backs = tuple(_box(o) for o in shown if o.cls == DetectorClass.CARD_BACK)
         chips: dict[str, int] = {}
-        in_frame = [o for o in result.objects if o.box[2] > o.box[0] and o.box[3] > o.box[1]]
+        in_frame = [o for o in result.objects if o.box[2] > o.box[0] and o.box[3] > o.box[1]
+                    and o.visible_fraction >= min_chip_visible]
         for obj in in_frame:
             for value in (obj.chips or ()) if obj.cls == DetectorClass.CHIP else ():
                 word = words[value]  # a club's red chip is labelled red, whatever its shade
@@ -78,13 +94,21 @@ def main() -> int:
     parser.add_argument("--min-visible", type=float, default=0.7, help="cards at least this share in view")
     parser.add_argument("--chip-designs", type=float, default=0.0, metavar="P",
                         help="share of the frames played with another club's chips (default 0: the shipped set's)")
+    parser.add_argument("--singles", action="store_true",
+                        help="single chips only, as the held-out photographs (each loose stack left as its top chip)")
+    parser.add_argument("--rack", choices=tuple(RACKS), default="drawn",
+                        help="a chip rack beside the cards: drawn (half the frames, the default), always or never")
+    parser.add_argument("--min-chip-visible", type=float, default=0.0, metavar="V",
+                        help="label chips at least this share in view (default 0: every chip in the frame)")
     args = parser.parse_args()
-    if args.count < 1 or not 0.0 < args.min_visible <= 1.0:
-        parser.error(f"expected --count >= 1 and --min-visible in (0, 1], got {args.count} and {args.min_visible}")
+    if args.count < 1 or not 0.0 < args.min_visible <= 1.0 or not 0.0 <= args.min_chip_visible <= 1.0:
+        parser.error(f"expected --count >= 1, --min-visible in (0, 1] and --min-chip-visible in [0, 1], got "
+                     f"{args.count}, {args.min_visible} and {args.min_chip_visible}")
     if (args.out / "labels.jsonl").exists():
         parser.error(f"{args.out / 'labels.jsonl'} already exists; labels are never overwritten")
     labels = photo_set(args.out, count=args.count, seed=args.seed, size=args.size, min_visible=args.min_visible,
-                       chip_designs=args.chip_designs)
+                       chip_designs=args.chip_designs, singles=args.singles, rack=RACKS[args.rack],
+                       min_chip_visible=args.min_chip_visible)
     written = write_labels(args.out / "labels.jsonl", labels)
     cards = sum(len(label.cards) for label in labels)
     chips = sum(sum((label.chips or {}).values()) for label in labels)

@@ -68,3 +68,19 @@ def test_some_scenes_of_each_style_have_a_rack() -> None:
     for style in SceneStyle:
         racks = [bool(random_scene(np.random.default_rng(s), style=style).appearance.racks) for s in range(40)]
         assert 0.2 < np.mean(racks) < 0.95, style
+
+
+def test_a_home_scenes_rack_can_be_asked_for_or_left_out_without_changing_the_rest() -> None:
+    """`home_rack` (the held-out photographs have a rack at the side: `benchmarks/photo_labels.py --rack always`):
+    True puts one in every home scene, False in none, and the cards, chips and light are those drawn without it."""
+    for seed in range(12):
+        drawn, _, focus = random_scene_with_focus(np.random.default_rng(seed), style=SceneStyle.HOME)
+        always, _, focus_always = random_scene_with_focus(np.random.default_rng(seed), style=SceneStyle.HOME,
+                                                          home_rack=True)
+        never, _, _ = random_scene_with_focus(np.random.default_rng(seed), style=SceneStyle.HOME, home_rack=False)
+        assert len(always.appearance.racks) == 1 and never.appearance.racks == ()
+        for scene in (always, never):
+            assert scene.cards == drawn.cards and scene.chips == drawn.chips and scene.lighting == drawn.lighting
+        assert focus_always == focus
+        if drawn.appearance.racks:
+            assert always.appearance.racks == drawn.appearance.racks

@@ -12,7 +12,7 @@ from floorman.datasets.effects import Effects
 from floorman.datasets.render import ObjectTruth, Renderer
 from floorman.datasets.scene import ChipStack, DetectorClass, Lighting, Scene
 from floorman.vision.chips import TOP_RIGHT, ChipRecogniser, top_right
-from floorman.vision.chips_colour import TopColours, match_top, nominal_bgr, scene_light, spot_weight
+from floorman.vision.chips_colour import TopColours, match_top, nominal_bgr, scene_light, scene_white, spot_weight
 from floorman.vision.chips_discs import box_discs
 from floorman.vision.chips_geometry import BOX_SIGMA_PX, TableCamera, fit_stack
 
@@ -269,6 +269,26 @@ def test_scene_light_is_the_colour_of_the_brightest_unclipped_pixels() -> None:
     expected = np.log(gains) - np.log(gains).mean()
     assert np.allclose(light, expected, atol=0.02), (light, expected)
     assert scene_light(np.full((40, 40, 3), 255, np.uint8)) is None  # everything clipped
+    white = scene_white(image)
+    assert white is not None and white == pytest.approx(float((np.array([240.0, 244.0, 244.0]) * gains * 0.75).mean()),
+                                                        abs=1.0)
+    assert scene_white(np.full((40, 40, 3), 255, np.uint8)) is None
+
+
+def test_a_plain_white_chip_is_no_black_chip_lit_brighter_than_the_frames_white() -> None:
+    """Sampled on a photo-like frame of another club's chips (dev seed 29903, frame 31): a plain white chip (white
+    spots on white), 115 px across, on light wood. Blurred together, a black chip with white spots is a grey that
+    fitted it as well as the shipped white chip with blue spots does, lit 2.2 times as bright; the frame's white
+    print (245) says no chip there is lit that much."""
+    body, spot, mean = np.array([219.0, 201.0, 180.0]), np.array([245.0, 224.0, 200.0]), np.array([229.0, 210.0, 188.0])
+    top = TopColours(body=body, spot=spot, mean=mean, spot_power=spot_power_at(4), samples=100, diameter_px=115.0)
+    light = np.array([-0.016, 0.045, -0.028])
+    assert match_top(top, CHIPSET, light=light).value == 1000  # the exposure unknown
+    assert match_top(top, CHIPSET, light=light, white=245.0).value == 25
+    black, black_spot = nominal_bgr(CHIPSET.by_value(1000))  # a black chip in that frame still reads black
+    seen = TopColours(body=black * 0.95, spot=black_spot * 0.95, mean=0.67 * black * 0.95 + 0.33 * black_spot * 0.95,
+                      spot_power=spot_power_at(8), samples=100, diameter_px=115.0)
+    assert match_top(seen, CHIPSET, light=light, white=245.0).value == 1000
 
 
 def test_the_frames_light_tells_black_chips_under_cool_light_from_blue_ones() -> None:

@@ -163,18 +163,20 @@ def test_chips_are_totalled_per_denomination_with_a_colour_word() -> None:
 
 def test_without_a_calibration_a_box_too_long_for_a_chip_is_not_counted() -> None:
     """Four chips ~100 px wide and a 100 x 260 px box (a rack's row of chips on edge): the row is left out of the
-    totals; a box cut by the image's border does not set the typical size; with counts (a calibration) all count."""
+    totals; a box cut by the image's border does not set the typical size, and counts when 30 px or more of a chip
+    shows across the border (40 px at the left), not as a sliver (25 px at the bottom, 20 px at the right); with
+    counts (a calibration) all count."""
     boxes = [[100, 100, 200, 198], [300, 100, 398, 200], [500, 100, 601, 201], [700, 100, 799, 199],
-             [900, 100, 1000, 360], [0, 500, 40, 600]]
-    detections = Detections(xyxy=np.array(boxes, dtype=np.float32), confidence=np.full(6, 0.9, np.float32),
-                            class_id=np.full(6, 2))
-    flat = {i: ChipReading(denominations=(100,), confidence=0.9, count_confidence=0.0) for i in range(6)}
+             [900, 100, 1000, 360], [0, 500, 40, 600], [400, 775, 500, 800], [1180, 300, 1200, 400]]
+    detections = Detections(xyxy=np.array(boxes, dtype=np.float32), confidence=np.full(8, 0.9, np.float32),
+                            class_id=np.full(8, 2))
+    flat = {i: ChipReading(denominations=(100,), confidence=0.9, count_confidence=0.0) for i in range(8)}
     assert sorted(counted_chips(flat, detections, image_size=(1200, 800))) == [0, 1, 2, 3, 5]
     assert sorted(counted_chips({i: flat[i] for i in (0, 4, 5)}, detections, image_size=(1200, 800))) == [
         0, 4, 5]  # two boxes clear of the border tell no typical size
     counted = {i: ChipReading(denominations=(100, 100), confidence=0.9, count_confidence=0.7, base_mm=(0.0, 0.0))
-               for i in range(6)}
-    assert sorted(counted_chips(counted, detections, image_size=(1200, 800))) == list(range(6))
+               for i in range(8)}
+    assert sorted(counted_chips(counted, detections, image_size=(1200, 800))) == list(range(8))
 
 
 def test_views_of_one_moment_are_printed_then_fused(tmp_path: Path, model: Path,

@@ -227,9 +227,12 @@ def random_rack(rng: np.random.Generator, chipset: ChipSet, *, centre: tuple[flo
                                for d in chosen))
 
 
-def _add_racks(scene: Scene, rng: np.random.Generator, *, style: SceneStyle, focus: tuple[float, float]) -> None:
-    """A chip rack in the dealer's tray (casino) or beside the cards (home game), sometimes none."""
+def _add_racks(scene: Scene, rng: np.random.Generator, *, style: SceneStyle, focus: tuple[float, float],
+               home_rack: bool | None = None) -> None:
+    """A chip rack in the dealer's tray (casino) or beside the cards (home game), sometimes none; `home_rack` True
+    (False) puts one beside a home game's cards always (never), None draws it (`HOME_RACK_CHANCE`)."""
     racks: list[ChipRack] = []
+    home_chance = HOME_RACK_CHANCE if home_rack is None else float(home_rack)  # one draw either way
     if style == SceneStyle.CASINO and rng.random() < CASINO_RACK_CHANCE:
         tray = scene.layout.zone("dealer_tray").points
         span = tray.max(axis=0) - tray.min(axis=0)
@@ -238,7 +241,7 @@ def _add_racks(scene: Scene, rng: np.random.Generator, *, style: SceneStyle, foc
         centre = tray.mean(axis=0)
         racks.append(random_rack(rng, scene.chipset, centre=(float(centre[0]), float(centre[1])),
                                  angle_deg=0.0 if along_x else 90.0, rows=rows))
-    elif style == SceneStyle.HOME and rng.random() < HOME_RACK_CHANCE:
+    elif style == SceneStyle.HOME and rng.random() < home_chance:
         rows = int(rng.choice([5, 5, 8, 10]))
         angle = float(rng.choice([0.0, 90.0])) + float(rng.normal(0.0, 8.0))
         reach = 300.0 + 0.5 * max(rack_size_mm(ChipRack(0.0, 0.0, rows=(RackRow((0, 0, 0), (0, 0, 0), 0),) * rows)))
@@ -269,11 +272,13 @@ def random_scene(rng: np.random.Generator, *, layout: TableLayout | None = None,
 
 def random_scene_with_focus(rng: np.random.Generator, *, layout: TableLayout | None = None,
                             chipset: ChipSet | None = None, style: SceneStyle | None = None,
-                            seat_chips: float = 0.0, chip_designs: float = 0.0,
+                            seat_chips: float = 0.0, chip_designs: float = 0.0, home_rack: bool | None = None,
                             ) -> tuple[Scene, SceneStyle, tuple[float, float]]:
     """A random scene, its style, and the point a camera should look at for a `HOME` scene. With probability
     `seat_chips` a `CASINO` scene's seats hold their stacks as players do (`_maybe_seats`); with probability
-    `chip_designs` the scene's chips are another club's design around `chipset` (`chip_designs.club_chipset`)."""
+    `chip_designs` the scene's chips are another club's design around `chipset` (`chip_designs.club_chipset`);
+    `home_rack`: a `HOME` scene's chip rack beside the cards always (True), never (False) or drawn (None, the
+    default; either way the other draws are those of the default)."""
     for name, chance in (("seat_chips", seat_chips), ("chip_designs", chip_designs)):
         if not 0.0 <= chance <= 1.0:
             raise ValueError(f"{name}: expected a probability in [0, 1], got {chance}")
@@ -298,7 +303,7 @@ def random_scene_with_focus(rng: np.random.Generator, *, layout: TableLayout | N
         _casino_objects(scene, rng, deal, ids)
     scene.lighting = random_lighting(rng, scene)
     # A child generator: the racks leave the main stream, so every other draw matches renders made before them.
-    _add_racks(scene, rng.spawn(1)[0], style=style, focus=focus)
+    _add_racks(scene, rng.spawn(1)[0], style=style, focus=focus, home_rack=home_rack)
     if style == SceneStyle.CASINO and seat_chips > 0.0:
         # A second child generator: with the option off, nothing is drawn and the stream is as before.
         _maybe_seats(scene, rng.spawn(1)[0], chance=seat_chips)
@@ -380,12 +385,14 @@ def photo_camera(rng: np.random.Generator, *, focus: tuple[float, float], card_w
 def random_sample(rng: np.random.Generator, *, layout: TableLayout | None = None, chipset: ChipSet | None = None,
                   size: tuple[int, int] | None = None, style: SceneStyle | None = None,
                   seat_chips: float = 0.0, tilt_deg: Tilt | None = None,
-                  chip_designs: float = 0.0) -> tuple[Scene, Camera]:
+                  chip_designs: float = 0.0, home_rack: bool | None = None) -> tuple[Scene, Camera]:
     """A random training scene and a camera suited to its style (drawn when `style` is None); `seat_chips`: the
     chance a `CASINO` scene's seats hold their stacks side by side, `chip_designs` that its chips are another
-    club's design (`random_scene_with_focus`); `tilt_deg`: a `CASINO` scene's camera tilt range (`random_camera`)."""
+    club's design, `home_rack` whether a `HOME` scene has a chip rack (`random_scene_with_focus`); `tilt_deg`: a
+    `CASINO` scene's camera tilt range (`random_camera`)."""
     scene, style, focus = random_scene_with_focus(rng, layout=layout, chipset=chipset, style=style,
-                                                  seat_chips=seat_chips, chip_designs=chip_designs)
+                                                  seat_chips=seat_chips, chip_designs=chip_designs,
+                                                  home_rack=home_rack)
     if style == SceneStyle.HOME:
         width = scene.cards[0].size_mm[0] if scene.cards else 63.5
         return scene, photo_camera(rng, focus=focus, card_width_mm=width, size=size)

@@ -63,7 +63,16 @@ from floorman.core.chips import ChipSet
 from floorman.core.geometry import FloatArray
 from floorman.vision.chips_box import detector_sigma_px, refine_box
 from floorman.vision.chips_cnn import ChipOffsetNet, default_offset_net, learned_log_likelihood
-from floorman.vision.chips_colour import Bgr, ColourMatch, TopColours, classify_side, match_top, scene_light, two_means
+from floorman.vision.chips_colour import (
+    Bgr,
+    ColourMatch,
+    TopColours,
+    classify_side,
+    match_top,
+    scene_light,
+    scene_white,
+    two_means,
+)
 from floorman.vision.chips_discs import box_discs
 from floorman.vision.chips_geometry import (
     CAMERA_HEIGHTS_MM,
@@ -212,6 +221,14 @@ class ChipReading:
         return self.denominations[-1]
 
 
+@dataclass(frozen=True, slots=True)
+class FrameLight:
+    """A frame's light (`chips_colour.scene_light`: log channel gains) and white level (`scene_white`)."""
+
+    gains: Bgr | None
+    white: float | None
+
+
 class ChipRecogniser:
     """Reads chip boxes against a club's chip set; `camera` (from the calibration) enables counts and bases."""
 
@@ -241,7 +258,7 @@ class ChipRecogniser:
         self.alternatives = camera.at_heights(_other_heights(camera)) if camera is not None else []
         self._spots = {d.value: spot_aliases(chipset, d.value) for d in chipset.denominations}
         self._swapped = [swapped_colours(chipset, d.value) for d in chipset.denominations]
-        self._last_light: tuple[Image, Image, Bgr | None] | None = None  # the last frame, its grid, its light
+        self._last_light: tuple[Image, Image, FrameLight] | None = None  # the last frame, its grid, its light
 
     def read(self, image: Image, box: Box) -> ChipReading:
         """Read one chip box (pixels, xyxy) in the full-resolution BGR frame."""
@@ -299,15 +316,15 @@ class ChipRecogniser:
                            count_confidence=fit.count_confidence, base_mm=fit.base_mm, px_per_chip=fit.px_per_chip,
                            top_score=match.confidence, count_log_likelihood=fit.log_likelihood, top_px=fit.top_px)
 
-    def _frame_light(self, image: Image) -> Bgr | None:
-        """The frame's light (`chips_colour.scene_light`), found once per frame: the boxes of one frame are read
-        one after another on the same array (one that changed in place since, seen on a coarse grid, is looked at
-        again)."""
+    def _frame_light(self, image: Image) -> FrameLight:
+        """The frame's light and white level (`chips_colour.scene_light`, `scene_white`), found once per frame: the
+        boxes of one frame are read one after another on the same array (one that changed in place since, seen on a
+        coarse grid, is looked at again)."""
         fingerprint = image[::_FINGERPRINT_STEP, ::_FINGERPRINT_STEP].copy()
         last = self._last_light
         if last is not None and last[0] is image and np.array_equal(last[1], fingerprint):
             return last[2]
-        light = scene_light(image)
+        light = FrameLight(gains=scene_light(image), white=scene_white(image))
         self._last_light = (image, fingerprint, light)
         return light
 
@@ -409,7 +426,7 @@ class ChipRecogniser:
                          thickness_mm=self.chipset.thickness_mm, max_count=self.max_count,
                          alternatives=self.alternatives)
 
-    def _match(self, image: Image, discs: list[FloatArray], *, sure: float, light: Bgr | None,
+    def _match(self, image: Image, discs: list[FloatArray], *, sure: float, light: FrameLight,
                within: Box | None = None) -> ColourMatch | None:
         """The best colour match over the candidate top discs (the first one alone when its match is `sure`), under
         the frame's `light` (`chips_colour.scene_light`), sampled `within` the box when given."""
@@ -418,7 +435,7 @@ class ChipRecogniser:
             top = top_colours(image, disc, radius_mm=self.chipset.diameter_mm / 2.0, within=within)
             if top is None:
                 continue
-            match = match_top(top, self.chipset, light=light)
+            match = match_top(top, self.chipset, light=light.gains, white=light.white)
             if best is None or match.error < best.error:
                 best = match
             if best.on_chip >= sure:

@@ -52,6 +52,8 @@ _WHITE = np.array([240.0, 244.0, 244.0])  # what white print looks like under ne
 _SATURATED = 250  # pixels this bright in any channel are clipped: their colour is not the light's
 _LIGHT_SAMPLES = 100_000  # the frame is looked at on a grid of about this many pixels
 _MIN_WHITE = 20  # fewer bright pixels than this tell no light
+_EXPOSURE_SHARE = 0.002  # the frame's brightest pixels whose level bounds a chip's brightness (`scene_white`) ...
+_EXPOSURE_MARGIN = 1.5  # ... at this many times their level over white print's
 _SPLIT_ITERATIONS = 20  # `two_means` stops after this many steps ...
 _SPLIT_TOLERANCE = 0.5  # ... or when no centre moves more than this (8-bit levels)
 # A match's confidence is the winner's separation from the runner-up times exp(-error / FIT_SCALE): how well it fits
@@ -80,6 +82,24 @@ _LOG_ILLUMINANTS = np.log(ILLUMINANTS)
 def scene_light(image: npt.NDArray[np.uint8]) -> Bgr | None:
     """The frame's light as log channel gains (3,), mean 0: the mean colour of its brightest _WHITE_SHARE of
     pixels (clipped ones left out) against white print's; None when too few pixels are left."""
+    white = _brightest(image, share=_WHITE_SHARE)
+    if white is None:
+        return None
+    gains = np.log(np.maximum(white, 1.0) / _WHITE)
+    result: Bgr = gains - gains.mean()
+    return result
+
+
+def scene_white(image: npt.NDArray[np.uint8]) -> float | None:
+    """The frame's exposure: the mean level (0..255) of its brightest _EXPOSURE_SHARE of pixels (clipped ones left
+    out), what the whitest things look like in it; None when too few pixels are left. `match_top(white=...)`
+    bounds a chip's brightness by it."""
+    white = _brightest(image, share=_EXPOSURE_SHARE)
+    return None if white is None else float(white.mean())
+
+
+def _brightest(image: npt.NDArray[np.uint8], *, share: float) -> Bgr | None:
+    """The mean colour of the frame's brightest `share` of pixels, clipped ones left out (None: too few)."""
     height, width = image.shape[:2]
     step = max(1, int(math.sqrt(height * width / _LIGHT_SAMPLES)))
     pixels = np.ascontiguousarray(image[::step, ::step]).reshape(-1, 3)
@@ -90,10 +110,8 @@ def scene_light(image: npt.NDArray[np.uint8]) -> Bgr | None:
     if kept < _MIN_WHITE:
         return None
     above = np.cumsum(histogram[::-1])  # pixels at or above each level, brightest first
-    threshold = len(histogram) - 1 - int(np.searchsorted(above, max(_MIN_WHITE, _WHITE_SHARE * kept)))
-    white = pixels[level >= threshold]
-    gains = np.log(np.maximum(white.mean(axis=0), 1.0) / _WHITE)
-    result: Bgr = gains - gains.mean()
+    threshold = len(histogram) - 1 - int(np.searchsorted(above, max(_MIN_WHITE, share * kept)))
+    result: Bgr = pixels[level >= threshold].mean(axis=0).astype(np.float64)
     return result
 
 
@@ -150,11 +168,13 @@ def two_means(samples: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.int64]:
     return labels
 
 
-def _fit(observed: Bgr, models: Bgr, *, max_glare: float = 0.0,
-         prior: npt.NDArray[np.float64] | None = None) -> tuple[npt.NDArray[np.float64], Bgr]:
+def _fit(observed: Bgr, models: Bgr, *, max_glare: float = 0.0, prior: npt.NDArray[np.float64] | None = None,
+         max_brightness: float = _BRIGHTNESS[1]) -> tuple[npt.NDArray[np.float64], Bgr]:
     """Per nominal colour set (M, P, 3), the best relative error over the illuminants for the observed (P, 3)
     colours and the light that gives it (M, 3): per light, observed ~ brightness * gains * nominal + glare (a
-    grey offset, >= 0: specular light on a glossy chip). `prior` (K,) is added to each illuminant's error."""
+    grey offset, >= 0: specular light on a glossy chip), brightness at most `max_brightness`. `prior` (K,) is
+    added to each illuminant's error."""
+    bounds = (_BRIGHTNESS[0], max(_BRIGHTNESS[0], min(_BRIGHTNESS[1], max_brightness)))
     count, lights = len(models), len(ILLUMINANTS)
     predicted = (models[:, None, :, :] * ILLUMINANTS[None, :, None, :]).reshape(count * lights, -1)
     obs = observed.reshape(-1)
@@ -162,9 +182,9 @@ def _fit(observed: Bgr, models: Bgr, *, max_glare: float = 0.0,
     sum_p, sum_pp, sum_po = predicted.sum(axis=1), (predicted**2).sum(axis=1), predicted @ obs
     sum_o = float(obs.sum())
     det = sum_pp * n - sum_p**2 + 1e-9
-    brightness = np.clip((sum_po * n - sum_p * sum_o) / det, *_BRIGHTNESS)
+    brightness = np.clip((sum_po * n - sum_p * sum_o) / det, *bounds)
     glare = np.clip((sum_o - brightness * sum_p) / n, 0.0, max_glare)
-    brightness = np.clip((sum_po - glare * sum_p) / (sum_pp + 1e-9), *_BRIGHTNESS)
+    brightness = np.clip((sum_po - glare * sum_p) / (sum_pp + 1e-9), *bounds)
     residual = ((obs[None, :] - brightness[:, None] * predicted - glare[:, None]) ** 2).sum(axis=1)
     relative = (residual / (float((observed**2).sum()) + 400.0)).reshape(count, lights)
     if prior is not None:
@@ -176,11 +196,14 @@ def _fit(observed: Bgr, models: Bgr, *, max_glare: float = 0.0,
     return errors, gains
 
 
-def match_top(top: TopColours, chipset: ChipSet, *, light: Bgr | None = None) -> ColourMatch:
+def match_top(top: TopColours, chipset: ChipSet, *, light: Bgr | None = None,
+              white: float | None = None) -> ColourMatch:
     """Score every denomination against the observed body and spot colours (and spot count when measured). The
     nominal body is tried with each of _BODY_MIX of light print bled into it; the best mix counts. `light`: the
-    frame's light (`scene_light`), which the chip's is drawn towards."""
+    frame's light (`scene_light`), which the chip's is drawn towards; `white`: the frame's white level
+    (`scene_white`), which bounds a chip's brightness (`_EXPOSURE_MARGIN`)."""
     prior = None if light is None else _LIGHT_PRIOR * ((_LOG_ILLUMINANTS - light[None, :]) ** 2).sum(axis=1)
+    limit = _BRIGHTNESS[1] if white is None else _EXPOSURE_MARGIN * white / float(_WHITE.mean())
     observed = np.stack([top.body, top.spot])
     sharp = min(1.0, float(np.linalg.norm(top.body - top.spot)) / _SHARP_CONTRAST)
     pairs = [nominal_bgr(d) for d in chipset.denominations]
@@ -190,14 +213,14 @@ def match_top(top: TopColours, chipset: ChipSet, *, light: Bgr | None = None) ->
     mix = np.asarray(_BODY_MIX)[None, :, None]
     mixed = (1.0 - mix) * bodies[:, None, :] + mix * _LIGHT[None, None, :]  # (D, W, 3)
     models = np.stack([mixed, np.broadcast_to(spots[:, None, :], mixed.shape)], axis=2).reshape(-1, 2, 3)
-    fitted, lights = _fit(observed, models, max_glare=_MAX_GLARE, prior=prior)
+    fitted, lights = _fit(observed, models, max_glare=_MAX_GLARE, prior=prior, max_brightness=limit)
     fitted, lights = fitted.reshape(len(pairs), len(_BODY_MIX)), lights.reshape(len(pairs), len(_BODY_MIX), 3)
     best_mix = np.argmin(fitted, axis=1)
     rows = np.arange(len(pairs))
     error = fitted[rows, best_mix] + sharp * _chroma_mismatch(top.body, lights[rows, best_mix] * mixed[rows, best_mix])
     if sharp < 1.0:
         blend = ((1.0 - SPOT_SHARE) * bodies + SPOT_SHARE * spots)[:, None, :]
-        blurred, _ = _fit(top.mean[None, :], blend, prior=prior)
+        blurred, _ = _fit(top.mean[None, :], blend, prior=prior, max_brightness=limit)
         error = sharp * error + (1.0 - sharp) * _BLUR_WEIGHT * blurred
     errors: dict[int, float] = {}
     gains: dict[int, Bgr] = {}
