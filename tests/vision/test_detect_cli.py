@@ -21,6 +21,7 @@ from floorman.vision.detect_cli import (
     format_text,
     frames,
     read_cards,
+    read_image,
     register,
     report,
 )
@@ -301,3 +302,27 @@ def test_the_photo_detector_finds_another_clubs_plain_chips(seed: int, chips: in
     boxes = found.xyxy[(found.class_id == 2) & (found.confidence >= 0.25)]
     assert len(truth) == chips
     assert all(len(boxes) and box_iou(box, boxes)[0].max() >= 0.5 for box in truth)
+
+
+def jpeg_with_orientation(image: np.ndarray, orientation: int) -> bytes:
+    """`image` as a JPEG whose EXIF orientation tag (0x0112) says how a viewer turns it, as a phone writes it."""
+    ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert ok
+    tiff = b"MM\x00\x2a\x00\x00\x00\x08" + b"\x00\x01" + b"\x01\x12\x00\x03\x00\x00\x00\x01" + \
+        orientation.to_bytes(2, "big") + b"\x00\x00" + b"\x00\x00\x00\x00"
+    app1 = b"Exif\x00\x00" + tiff
+    data = encoded.tobytes()
+    return data[:2] + b"\xff\xe1" + (len(app1) + 2).to_bytes(2, "big") + app1 + data[2:]
+
+
+def test_a_phone_photo_is_read_turned_as_its_exif_orientation_says(tmp_path: Path) -> None:
+    """A portrait phone photo stored sideways with orientation 6 (turn 90 degrees clockwise to view): read as shown,
+    so the boxes of `floorman photos score` labels drawn in a viewer fall on the same pixels."""
+    upright = np.zeros((300, 200, 3), np.uint8)
+    upright[:60, :] = (0, 0, 255)  # red along the top as shown
+    stored = cv2.rotate(upright, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    path = tmp_path / "IMG_0001.jpg"
+    path.write_bytes(jpeg_with_orientation(stored, 6))
+    image = read_image(path)
+    assert image.shape == (300, 200, 3)
+    assert image[:50, :, 2].mean() > 200 and image[70:, :, 2].mean() < 30

@@ -234,6 +234,8 @@ def frames(source: Path, *, every: int = 1, max_frames: int | None = None) -> It
 
 
 def read_image(path: Path) -> Image:
+    """The image as it is shown: a phone photo's EXIF orientation applied (OpenCV does), so boxes labelled in a
+    photo viewer are in its pixels."""
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise CameraError(f"{path}: not a readable image")
