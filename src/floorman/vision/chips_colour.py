@@ -17,6 +17,11 @@ inlays, printed lines), so their colour is the light's (`scene_light`), and a ch
 Measured on 60 frames each of seeds 94001/94002 (tuned on) and 94021/94022, truth boxes with the camera's
 height: top value 95.9/93.0/92.9/92.6 % -> 99.0/98.7/97.5/98.8 %; boxes alone (no camera; `chips.box_discs`' new
 candidates too) 77.1/78.4/74.6/72.8 % -> 92.2/93.5/91.7/91.6 %.
+The frame's exposure bounds a chip's brightness too (`scene_white`: no chip is lit more than _EXPOSURE_MARGIN times
+as bright as the frame's whitest unclipped pixels): blurred together, a black chip's body and white spots are a grey
+that, lit 2.2 times as bright, fitted a plain white chip (white spots on white) as well as the white chip with blue
+spots does (session 29, photo-like frames of another club's chips, fresh seed 29703: every colour counted exact
+45 -> 60 % of 40 photos with `detect_cli._MIN_IN_VIEW`; the issue's mixed set, dev seed 29011: unchanged).
 """
 
 from __future__ import annotations
