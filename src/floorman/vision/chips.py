@@ -69,8 +69,7 @@ from floorman.vision.chips_colour import (
     TopColours,
     classify_side,
     match_top,
-    scene_light,
-    scene_white,
+    scene_light_and_white,
     two_means,
 )
 from floorman.vision.chips_discs import box_discs
@@ -317,14 +316,15 @@ class ChipRecogniser:
                            top_score=match.confidence, count_log_likelihood=fit.log_likelihood, top_px=fit.top_px)
 
     def _frame_light(self, image: Image) -> FrameLight:
-        """The frame's light and white level (`chips_colour.scene_light`, `scene_white`), found once per frame: the
+        """The frame's light and white level (`chips_colour.scene_light_and_white`), found once per frame: the
         boxes of one frame are read one after another on the same array (one that changed in place since, seen on a
         coarse grid, is looked at again)."""
         fingerprint = image[::_FINGERPRINT_STEP, ::_FINGERPRINT_STEP].copy()
         last = self._last_light
         if last is not None and last[0] is image and np.array_equal(last[1], fingerprint):
             return last[2]
-        light = FrameLight(gains=scene_light(image), white=scene_white(image))
+        gains, white = scene_light_and_white(image)
+        light = FrameLight(gains=gains, white=white)
         self._last_light = (image, fingerprint, light)
         return light
 

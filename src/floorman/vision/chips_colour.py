@@ -87,24 +87,30 @@ _LOG_ILLUMINANTS = np.log(ILLUMINANTS)
 def scene_light(image: npt.NDArray[np.uint8]) -> Bgr | None:
     """The frame's light as log channel gains (3,), mean 0: the mean colour of its brightest _WHITE_SHARE of
     pixels (clipped ones left out) against white print's; None when too few pixels are left."""
-    white = _brightest(image, share=_WHITE_SHARE)
-    if white is None:
-        return None
-    gains = np.log(np.maximum(white, 1.0) / _WHITE)
-    result: Bgr = gains - gains.mean()
-    return result
+    return scene_light_and_white(image)[0]
 
 
 def scene_white(image: npt.NDArray[np.uint8]) -> float | None:
     """The frame's exposure: the mean level (0..255) of its brightest _EXPOSURE_SHARE of pixels (clipped ones left
     out), what the whitest things look like in it; None when too few pixels are left. `match_top(white=...)`
     bounds a chip's brightness by it."""
-    white = _brightest(image, share=_EXPOSURE_SHARE)
-    return None if white is None else float(white.mean())
+    return scene_light_and_white(image)[1]
 
 
-def _brightest(image: npt.NDArray[np.uint8], *, share: float) -> Bgr | None:
-    """The mean colour of the frame's brightest `share` of pixels, clipped ones left out (None: too few)."""
+def scene_light_and_white(image: npt.NDArray[np.uint8]) -> tuple[Bgr | None, float | None]:
+    """`scene_light` and `scene_white` from one look at the frame."""
+    brightest = _brightest(image, shares=(_WHITE_SHARE, _EXPOSURE_SHARE))
+    if brightest is None:
+        return None, None
+    white, whitest = brightest
+    gains = np.log(np.maximum(white, 1.0) / _WHITE)
+    light: Bgr = gains - gains.mean()
+    return light, float(whitest.mean())
+
+
+def _brightest(image: npt.NDArray[np.uint8], *, shares: tuple[float, ...]) -> list[Bgr] | None:
+    """Per share, the mean colour of the frame's brightest that share of pixels, clipped ones left out (None: too
+    few)."""
     height, width = image.shape[:2]
     step = max(1, int(math.sqrt(height * width / _LIGHT_SAMPLES)))
     pixels = np.ascontiguousarray(image[::step, ::step]).reshape(-1, 3)
@@ -115,8 +121,10 @@ def _brightest(image: npt.NDArray[np.uint8], *, share: float) -> Bgr | None:
     if kept < _MIN_WHITE:
         return None
     above = np.cumsum(histogram[::-1])  # pixels at or above each level, brightest first
-    threshold = len(histogram) - 1 - int(np.searchsorted(above, max(_MIN_WHITE, share * kept)))
-    result: Bgr = pixels[level >= threshold].mean(axis=0).astype(np.float64)
+    result: list[Bgr] = []
+    for share in shares:
+        threshold = len(histogram) - 1 - int(np.searchsorted(above, max(_MIN_WHITE, share * kept)))
+        result.append(pixels[level >= threshold].mean(axis=0).astype(np.float64))
     return result
 
 
