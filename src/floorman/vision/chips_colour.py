@@ -9,7 +9,11 @@ A small or blurred chip merges body and spots (the two clusters end up close, ev
 differ, the more the score rests on the mean colour of the rim against the nominal body-and-spot mix. Even on a
 sharp chip the body band (between the light inlay and the printed ring, a pixel or two wide on a small chip)
 takes in some of the light colours around it: the body is fitted as the nominal body with up to _BODY_MIX of
-the spot colour mixed in (measured: a black chip then no longer passes for a dim blue one).
+the spot colour mixed in (measured: a black chip then no longer passes for a dim blue one). How much may bleed in
+falls with the chip's size (`body_mixes`: all of _BODY_MIX up to 40 px across, at most _LARGE_MIX from 90 px): on a
+large chip the band is pixels wide, and with 45 % of light print in it the black chip's body is a mid grey that
+passed for another club's muted green or red (session 30, photo-like frames of such chips, dev seeds 30901 / 30903:
+tops wrong 13 -> 6 of 266, 7 -> 5 of 251; our own chips, 30902: 2 -> 1 of 268).
 One chip alone often cannot tell its light: a black chip under bluish light fits a dim blue chip's colours about
 as well as the blue chip does. The frame's light does: its brightest things are white (cards, chip spots and
 inlays, printed lines), so their colour is the light's (`scene_light`), and a chip's light is drawn towards it
@@ -49,6 +53,8 @@ _SHARP_CONTRAST = 250.0  # body and spot colours this far apart are read as two 
 SPOT_SHARE = 0.33  # share of spot colour in the sampled rim (spots and the printed ring)
 _BLUR_WEIGHT = 4.0  # a one-colour fit leaves smaller errors than a two-colour one
 _BODY_MIX = (0.0, 0.15, 0.3, 0.45)  # share of light colour (inlay, ring, spots) bled into the sampled body
+_MIX_SIZE_PX = (40.0, 90.0)  # on chips this wide or narrower all of _BODY_MIX is tried; this wide or wider ...
+_LARGE_MIX = 0.15  # ... at most this much (linear between): a large chip's body band is pixels wide
 _LIGHT = np.array([240.0, 242.0, 242.0])  # the light print around the body band
 _MAX_GLARE = 40.0  # grey offset from specular light, 8-bit levels
 _LIGHT_PRIOR = 0.2  # weight of the frame's light on a chip's (relative squared error per squared log gain)
@@ -223,11 +229,12 @@ def match_top(top: TopColours, chipset: ChipSet, *, light: Bgr | None = None,
     bodies = np.stack([body for body, _ in pairs])  # (D, 3)
     spots = np.stack([spot if d.edge_spots else body for d, (body, spot) in zip(chipset.denominations, pairs,
                                                                                     strict=True)])
-    mix = np.asarray(_BODY_MIX)[None, :, None]
+    mixes = body_mixes(top.diameter_px)
+    mix = np.asarray(mixes)[None, :, None]
     mixed = (1.0 - mix) * bodies[:, None, :] + mix * _LIGHT[None, None, :]  # (D, W, 3)
     models = np.stack([mixed, np.broadcast_to(spots[:, None, :], mixed.shape)], axis=2).reshape(-1, 2, 3)
     fitted, lights = _fit(observed, models, max_glare=_MAX_GLARE, prior=prior, max_brightness=limit)
-    fitted, lights = fitted.reshape(len(pairs), len(_BODY_MIX)), lights.reshape(len(pairs), len(_BODY_MIX), 3)
+    fitted, lights = fitted.reshape(len(pairs), len(mixes)), lights.reshape(len(pairs), len(mixes), 3)
     best_mix = np.argmin(fitted, axis=1)
     rows = np.arange(len(pairs))
     error = fitted[rows, best_mix] + sharp * _chroma_mismatch(top.body, lights[rows, best_mix] * mixed[rows, best_mix])
@@ -256,6 +263,15 @@ def _chroma_mismatch(body: Bgr, predicted: Bgr) -> npt.NDArray[np.float64]:
     model = predicted / (predicted.sum(axis=1, keepdims=True) + _CHROMA_FLOOR)
     mismatch: npt.NDArray[np.float64] = _CHROMA_WEIGHT * ((model - observed[None, :]) ** 2).sum(axis=1)
     return mismatch
+
+
+def body_mixes(diameter_px: float) -> tuple[float, ...]:
+    """The shares of light print (`_BODY_MIX`) a chip's sampled body may hold, by the chip's size in the image (0:
+    unknown, all of them)."""
+    if diameter_px <= 0.0:
+        return _BODY_MIX
+    limit = float(np.interp(diameter_px, _MIX_SIZE_PX, (max(_BODY_MIX), _LARGE_MIX)))
+    return tuple(m for m in _BODY_MIX if m <= limit + 1e-9)
 
 
 def spot_weight(diameter_px: float) -> float:
