@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/photo_labels.py --out DIR [--count 10] [--seed 23500] [--size 3000x2000]
                                                 [--min-visible 0.7] [--chip-designs P]
                                                 [--singles] [--rack drawn|always|never] [--min-chip-visible V]
+                                                [--white-spots]
     floorman photos score DIR/labels.jsonl [--misses]
 
 Each frame is drawn as `benchmarks/photo_effects.py` draws its frames as rendered (a home-style scene from
@@ -18,7 +19,8 @@ The issue's held-out photographs hold single chips and a chip rack at the side: 
 that kind (each of the scene's loose stacks of 2-3 chips left as its top chip, upright; a rack beside the cards in
 every frame; every other draw as without the flags), and `--min-chip-visible V` labels only chips at least that share
 in view (a chip under a card, or a sliver at the photo's edge, is one no one labelling the photo would count; default
-0: every chip object with a pixel in the frame, as before).
+0: every chip object with a pixel in the frame, as before). Their chips have white edge spots (a white chip's do not
+show): `--white-spots` gives another club's chips (`--chip-designs`) white spots only, every other draw as without it.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ RACKS = {"drawn": None, "always": True, "never": False}
 
 def photo_set(out: Path, *, count: int, seed: int, size: tuple[int, int], min_visible: float,
               chip_designs: float = 0.0, singles: bool = False, rack: bool | None = None,
-              min_chip_visible: float = 0.0) -> list[PhotoLabel]:
+              min_chip_visible: float = 0.0, white_spots: bool = False) -> list[PhotoLabel]:
     """Render `count` photo-like frames into `out` and return their truth as labels."""
     words = {d.value: colour_name(d.rgb) for d in ChipSet.default().denominations}
     out.mkdir(parents=True, exist_ok=True)
@@ -62,7 +64,7 @@ def photo_set(out: Path, *, count: int, seed: int, size: tuple[int, int], min_vi
     for index in range(count):
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
         scene, camera = random_sample(rng, size=size, style=SceneStyle.HOME, chip_designs=chip_designs,
-                                      home_rack=rack)
+                                      home_rack=rack, white_spots=white_spots)
         if singles:
             scene.chips = [dataclasses.replace(s, chips=s.chips[-1:], lean_mm=(0.0, 0.0)) for s in scene.chips]
         render_rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 1)))
@@ -100,6 +102,9 @@ def main() -> int:
                         help="a chip rack beside the cards: drawn (half the frames, the default), always or never")
     parser.add_argument("--min-chip-visible", type=float, default=0.0, metavar="V",
                         help="label chips at least this share in view (default 0: every chip in the frame)")
+    parser.add_argument("--white-spots", action="store_true",
+                        help="another club's chips (--chip-designs) with white edge spots only, as the held-out "
+                        "photographs' chips")
     args = parser.parse_args()
     if args.count < 1 or not 0.0 < args.min_visible <= 1.0 or not 0.0 <= args.min_chip_visible <= 1.0:
         parser.error(f"expected --count >= 1, --min-visible in (0, 1] and --min-chip-visible in [0, 1], got "
@@ -108,7 +113,7 @@ def main() -> int:
         parser.error(f"{args.out / 'labels.jsonl'} already exists; labels are never overwritten")
     labels = photo_set(args.out, count=args.count, seed=args.seed, size=args.size, min_visible=args.min_visible,
                        chip_designs=args.chip_designs, singles=args.singles, rack=RACKS[args.rack],
-                       min_chip_visible=args.min_chip_visible)
+                       min_chip_visible=args.min_chip_visible, white_spots=args.white_spots)
     written = write_labels(args.out / "labels.jsonl", labels)
     cards = sum(len(label.cards) for label in labels)
     chips = sum(sum((label.chips or {}).values()) for label in labels)

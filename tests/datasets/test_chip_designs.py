@@ -58,8 +58,23 @@ def test_club_sets_differ_from_draw_to_draw_and_from_the_base() -> None:
     assert all(a.colour != b.colour for a, b in zip(BASE.denominations, first.denominations, strict=True))
 
 
+def test_white_spots_change_the_spots_only() -> None:
+    """The issue's photographs' chips: every spot white, the rest as drawn without."""
+    changed = 0
+    for seed in range(40):
+        drawn = club_chipset(np.random.default_rng(seed), BASE)
+        white = club_chipset(np.random.default_rng(seed), BASE, white_spots=True)
+        for a, b in zip(drawn.denominations, white.denominations, strict=True):
+            assert (a.colour, a.edge_spots, a.inlay_colour) == (b.colour, b.edge_spots, b.inlay_colour)
+            assert min(b.edge_rgb) >= 226 and max(b.edge_rgb) - min(b.edge_rgb) <= 6
+            changed += a.edge_colour != b.edge_colour
+    assert changed > 0
+    scene = random_scene(np.random.default_rng(5), style=SceneStyle.HOME, chip_designs=1.0, white_spots=True)
+    assert all(min(d.edge_rgb) >= 226 for d in scene.chipset.denominations)
+
+
 def test_draws_that_keep_colliding_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    grey = lambda _rng, d: d.model_copy(update={"colour": "#808080"})  # noqa: E731 - every draw the same grey
+    grey = lambda _rng, d, **_: d.model_copy(update={"colour": "#808080"})  # noqa: E731 - every draw the same grey
     monkeypatch.setattr(chip_designs, "_club_denomination", grey)
     with pytest.raises(ValueError, match="too close to draw distinct shades"):
         club_chipset(np.random.default_rng(0), BASE)

@@ -9,7 +9,9 @@ recogniser given that club's set (as `floorman chips calibrate` would learn it) 
 
 `random_scene(..., chip_designs=P)` gives a scene such a set with probability P (training data for a detector that
 must find chips of designs it was not drawn with); `floorman datasets render --chip-designs P` and the photo
-benchmarks' `--chip-designs P` pass it on.
+benchmarks' `--chip-designs P` pass it on. With `white_spots` every chip's edge spots are white (a white chip's then
+do not show), as on the issue's photographs; the set is otherwise the one drawn without it (same shades, spot counts
+and inlays: the random draws are the same).
 """
 
 from __future__ import annotations
@@ -31,23 +33,25 @@ OTHER_SPOTS = 0.2  # share of coloured chips whose spots are not white
 SPOT_COUNTS = (0, 4, 6, 6, 8, 8)
 OWN_INLAY = 0.3  # share of chips whose inlay is the body's colour (no light label disc)
 _WHITE_SPOT_RGB = ((244, 244, 240), (250, 250, 246), (232, 232, 226))
+_WHITE_SPOT_HEX = tuple(f"#{r:02x}{g:02x}{b:02x}" for r, g, b in _WHITE_SPOT_RGB)
 _SPOT_RGB = ((42, 85, 181), (190, 30, 40), (30, 120, 60), (20, 20, 22), (120, 120, 120), (230, 190, 40))
 _ATTEMPTS = 5
 
 
-def club_chipset(rng: np.random.Generator, base: ChipSet) -> ChipSet:
+def club_chipset(rng: np.random.Generator, base: ChipSet, *, white_spots: bool = False) -> ChipSet:
     """A chip set with `base`'s denominations, values, names, sizes and colour names, in a club's own shades and
-    edge spots (module doc). Raises ValueError when no draw keeps the colours distinct (a base set of near-equal
-    colours)."""
+    edge spots (module doc; `white_spots`: every chip's spots white). Raises ValueError when no draw keeps the
+    colours distinct (a base set of near-equal colours)."""
     for _ in range(_ATTEMPTS):
-        denominations = tuple(_club_denomination(rng, d) for d in base.denominations)
+        denominations = tuple(_club_denomination(rng, d, white_spots=white_spots) for d in base.denominations)
         if len({d.colour for d in denominations}) == len(denominations):
             return ChipSet.model_validate({**base.model_dump(), "name": f"{base.name} (a club's shades)",
                                            "denominations": [d.model_dump() for d in denominations]})
     raise ValueError(f"chip set {base.name!r}: its colours are too close to draw distinct shades of them")
 
 
-def _club_denomination(rng: np.random.Generator, denomination: ChipDenomination) -> ChipDenomination:
+def _club_denomination(rng: np.random.Generator, denomination: ChipDenomination, *,
+                       white_spots: bool = False) -> ChipDenomination:
     h, s, v = colorsys.rgb_to_hsv(*(c / 255.0 for c in denomination.rgb))
     if s >= 0.3:  # a coloured chip
         h = (h + float(rng.uniform(-HUE_SHIFT_DEG, HUE_SHIFT_DEG)) / 360.0) % 1.0
@@ -67,6 +71,8 @@ def _club_denomination(rng: np.random.Generator, denomination: ChipDenomination)
         spots = _pick(rng, _WHITE_SPOT_RGB) if plain else _pick(rng, _SPOT_RGB)
     else:
         spots = _pick(rng, _SPOT_RGB) if rng.random() < OTHER_SPOTS else _pick(rng, _WHITE_SPOT_RGB)
+    if white_spots and spots not in _WHITE_SPOT_HEX:  # drawn all the same: the other draws stay as they were
+        spots = _WHITE_SPOT_HEX[0]
     if spots == body:  # the set's colours must differ from its spots' only where the design says so
         r, g, b = (min(c + 6, 255) / 255.0 for c in denomination.rgb)
         spots = _hex((r, g, b))

@@ -264,19 +264,21 @@ def _maybe_seats(scene: Scene, rng: np.random.Generator, *, chance: float) -> No
 
 
 def random_scene(rng: np.random.Generator, *, layout: TableLayout | None = None, chipset: ChipSet | None = None,
-                 style: SceneStyle | None = None, seat_chips: float = 0.0, chip_designs: float = 0.0) -> Scene:
+                 style: SceneStyle | None = None, seat_chips: float = 0.0, chip_designs: float = 0.0,
+                 white_spots: bool = False) -> Scene:
     """A random training scene (style drawn when not given: `HOME` one time in five)."""
     return random_scene_with_focus(rng, layout=layout, chipset=chipset, style=style, seat_chips=seat_chips,
-                                   chip_designs=chip_designs)[0]
+                                   chip_designs=chip_designs, white_spots=white_spots)[0]
 
 
 def random_scene_with_focus(rng: np.random.Generator, *, layout: TableLayout | None = None,
                             chipset: ChipSet | None = None, style: SceneStyle | None = None,
                             seat_chips: float = 0.0, chip_designs: float = 0.0, home_rack: bool | None = None,
-                            ) -> tuple[Scene, SceneStyle, tuple[float, float]]:
+                            white_spots: bool = False) -> tuple[Scene, SceneStyle, tuple[float, float]]:
     """A random scene, its style, and the point a camera should look at for a `HOME` scene. With probability
     `seat_chips` a `CASINO` scene's seats hold their stacks as players do (`_maybe_seats`); with probability
-    `chip_designs` the scene's chips are another club's design around `chipset` (`chip_designs.club_chipset`);
+    `chip_designs` the scene's chips are another club's design around `chipset` (`chip_designs.club_chipset`; with
+    `white_spots` its chips' edge spots all white);
     `home_rack`: a `HOME` scene's chip rack beside the cards always (True), never (False) or drawn (None, the
     default; either way the other draws are those of the default)."""
     for name, chance in (("seat_chips", seat_chips), ("chip_designs", chip_designs)):
@@ -291,7 +293,7 @@ def random_scene_with_focus(rng: np.random.Generator, *, layout: TableLayout | N
     if chip_designs > 0.0:  # a child generator (spawning leaves the main stream as it is)
         designs = rng.spawn(1)[0]
         if designs.random() < chip_designs:
-            chips = club_chipset(designs, chips)
+            chips = club_chipset(designs, chips, white_spots=white_spots)
     scene = Scene(layout=table, chipset=chips, appearance=random_appearance(rng, style=style))
     deal = _deal(rng, style=style)
     ids = IdSource()
@@ -385,14 +387,16 @@ def photo_camera(rng: np.random.Generator, *, focus: tuple[float, float], card_w
 def random_sample(rng: np.random.Generator, *, layout: TableLayout | None = None, chipset: ChipSet | None = None,
                   size: tuple[int, int] | None = None, style: SceneStyle | None = None,
                   seat_chips: float = 0.0, tilt_deg: Tilt | None = None,
-                  chip_designs: float = 0.0, home_rack: bool | None = None) -> tuple[Scene, Camera]:
+                  chip_designs: float = 0.0, home_rack: bool | None = None,
+                  white_spots: bool = False) -> tuple[Scene, Camera]:
     """A random training scene and a camera suited to its style (drawn when `style` is None); `seat_chips`: the
     chance a `CASINO` scene's seats hold their stacks side by side, `chip_designs` that its chips are another
-    club's design, `home_rack` whether a `HOME` scene has a chip rack (`random_scene_with_focus`); `tilt_deg`: a
+    club's design (`white_spots`: all with white edge spots), `home_rack` whether a `HOME` scene has a chip rack
+    (`random_scene_with_focus`); `tilt_deg`: a
     `CASINO` scene's camera tilt range (`random_camera`)."""
     scene, style, focus = random_scene_with_focus(rng, layout=layout, chipset=chipset, style=style,
                                                   seat_chips=seat_chips, chip_designs=chip_designs,
-                                                  home_rack=home_rack)
+                                                  home_rack=home_rack, white_spots=white_spots)
     if style == SceneStyle.HOME:
         width = scene.cards[0].size_mm[0] if scene.cards else 63.5
         return scene, photo_camera(rng, focus=focus, card_width_mm=width, size=size)
