@@ -24,6 +24,7 @@ from floorman.core.chips import ChipSet
 from floorman.core.errors import CameraError, ConfigError
 from floorman.core.geometry import FloatArray
 from floorman.core.layout import TableLayout
+from floorman.vision.button_or_chip import buttons_as_chips
 from floorman.vision.calibration import Calibration, check_camera_height, load_calibration
 from floorman.vision.cards_cnn import CardClassifier
 from floorman.vision.chips import ChipReading, ChipRecogniser
@@ -426,6 +427,8 @@ def read_frame(image: Image, *, detector: Detector, recogniser: ChipRecogniser, 
     if straight_down and placement is not None:
         raise ValueError("straight_down is for frames without a calibration")
     detections = detector.detect(image)
+    if placement is None:  # a chip's size and print tell a plain white chip from the button (`button_or_chip`)
+        detections = buttons_as_chips(image, detections, names=detector.names)
     chips = read_chips(image, detections, names=detector.names, recogniser=recogniser, last=last,
                        straight_down=straight_down, camera_height_mm=camera_height_mm)
     seen = [(_box_of(detections, i), reading) for i, reading in chips.items()]
