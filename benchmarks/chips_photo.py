@@ -6,8 +6,9 @@
 Each frame is a home-style scene (`datasets.random_sample(..., style=SceneStyle.HOME)`: a light-wood table shot
 straight down and close, 2-16 mostly single chips, sometimes a chip rack at the side), camera effects on, drawn
 from `SeedSequence(seed, spawn_key=(i,))`; use seeds never used for anything else. On each frame the detector
-runs as `floorman detect` runs it (default thresholds and pyramid) and `detect_cli.read_chips` reads its chip
-boxes without a calibration (the held-out photos come uncalibrated): one chip per box, its top's colour.
+runs as `floorman detect` runs it (default thresholds and pyramid; a plain white chip boxed as the dealer button
+counted as a chip, `vision.button_or_chip`) and `detect_cli.read_chips` reads its chip boxes without a calibration
+(the held-out photos come uncalibrated): one chip per box, its top's colour.
 `detect_cli.chip_totals` (the JSON's `chip_totals`) is compared with the truth, the chips of every chip object
 of the scene (racks excluded):
 - exact per colour: the share of frames whose count of that colour is exact; all colours: every colour exact;
@@ -42,6 +43,7 @@ from floorman.datasets.render import ObjectTruth, Renderer
 from floorman.datasets.render_cli import parse_size
 from floorman.datasets.render_dataset import TRAINING_OPTIONS
 from floorman.datasets.scene import DetectorClass
+from floorman.vision.button_or_chip import buttons_as_chips
 from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.detect_cli import chip_totals, colour_name, counted_chips, default_model, read_chips
 from floorman.vision.detector import Detector, OnnxDetectorConfig, box_iou, create_detector
@@ -124,7 +126,7 @@ def run_frame(index: int, args: argparse.Namespace, detector: Detector, totals: 
     result = Renderer(camera, options=TRAINING_OPTIONS).render(scene, effects=Effects.random(rng), rng=rng)
     chipset = ChipSet.default()  # the shipped set: a club's own chips are read as `floorman detect` reads them
     chips = [o for o in result.objects if o.cls == DetectorClass.CHIP and o.box[2] > o.box[0] and o.box[3] > o.box[1]]
-    detections = detector.detect(result.image)
+    detections = buttons_as_chips(result.image, detector.detect(result.image), names=detector.names)
     readings = read_chips(result.image, detections, names=detector.names, recogniser=ChipRecogniser(chipset),
                           straight_down=args.straight_down)
     counted = counted_chips(readings, detections, image_size=(result.image.shape[1], result.image.shape[0]),
