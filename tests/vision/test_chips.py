@@ -11,8 +11,9 @@ from floorman.datasets.camera import Camera
 from floorman.datasets.effects import Effects
 from floorman.datasets.render import ObjectTruth, Renderer
 from floorman.datasets.scene import ChipStack, DetectorClass, Lighting, Scene
-from floorman.vision.chips import TOP_RIGHT, ChipRecogniser, top_right
+from floorman.vision.chips import TOP_RIGHT, ChipRecogniser, _periodic_choice, top_right
 from floorman.vision.chips_colour import (
+    ColourMatch,
     TopColours,
     body_mixes,
     match_top,
@@ -393,3 +394,21 @@ def test_another_clubs_red_chip_under_a_bluish_light_is_read_red_not_black() -> 
     top = TopColours(body=body, spot=spot, mean=0.67 * body + 0.33 * spot, spot_power=spot_power_at(8),
                      samples=100, diameter_px=90.0)
     assert match_top(top, CHIPSET, light=np.array([0.0, 0.04, -0.04])).value == 100
+
+
+def colour_match(value: int, error: float) -> ColourMatch:
+    return ColourMatch(value=value, confidence=0.8, error=error, illuminant=np.ones(3), errors={value: error})
+
+
+def test_without_a_camera_a_disc_whose_rim_shows_the_spots_wins_over_one_sampling_two_rings() -> None:
+    """Another club's blue chip with white spots and a large grey inlay, 174 px across (dev seed 30905, frame 1):
+    the disc inscribed in its box reads it blue (error 0.042, its rim 0.93 at one spot count); a disc 0.85 as wide
+    samples the inlay and the body as two rings and reads our white chip with blue spots better (0.025, rim 0.43)."""
+    whole, shrunk = colour_match(5000, 0.042), colour_match(25, 0.025)
+    assert _periodic_choice([(whole, 0.93), (shrunk, 0.43)], shrunk) is whole
+    assert _periodic_choice([(whole, 0.93), (shrunk, 0.93)], shrunk) is shrunk  # both rims show spots: the fit
+    assert _periodic_choice([(whole, 0.3), (shrunk, 0.43)], shrunk) is shrunk  # no rim shows spots (a plain chip)
+    worse = colour_match(5000, 0.06)  # more than twice the best error
+    assert _periodic_choice([(worse, 0.93), (shrunk, 0.43)], shrunk) is shrunk
+    poor, poorer = colour_match(100, 0.18), colour_match(25, 0.15)  # nothing fits well: the fit decides
+    assert _periodic_choice([(poor, 0.9), (poorer, 0.4)], poorer) is poorer
