@@ -3,8 +3,9 @@
 A white chip with white edge spots (the issue's photographs' white chip) is a white disc with a small printed value,
 and the detector, which saw such discs only as the dealer button (the simulator's home scenes hold no button),
 boxes it as `dealer_button`, often with no `chip` box beside it: the chip goes uncounted. Two things tell the two
-apart on a still image: a button is 50-75 mm across against a chip's 39 (a button box as narrow as the frame's chip
-boxes is a chip's size), and a button's print is a word across its face ("DEALER") where a chip's is a short value
+apart in a frame read without a calibration (`floorman detect` without `--calib`): a button is 50-75 mm across
+against a chip's 39 (a button box as narrow as the frame's chip boxes is a chip's size), and a button's print is a
+word across its face ("DEALER") where a chip's is a short value
 in its middle. `buttons_as_chips` takes a `dealer_button` box for a chip when its short side is `SIZE_RANGE` times
 the frame's typical chip box's short side (the median over chip boxes clear of the image's border, at least
 `_MIN_TYPICAL` of them) and the dark print inside its inner disc spans less than `MAX_PRINT_SPAN` of its radius
