@@ -22,6 +22,7 @@ import numpy as np
 
 from floorman.core.chips import ChipDenomination, ChipSet
 from floorman.core.errors import FloormanError
+from floorman.vision.button_or_chip import buttons_as_chips
 from floorman.vision.chips import Image, top_colours
 from floorman.vision.chips_colour import SPOT_SHARE, Bgr, TopColours, match_top, scene_light
 from floorman.vision.chips_discs import box_discs
@@ -52,9 +53,10 @@ class LearnedColour:
 
 
 def chip_boxes(detector: Detector, image: Image) -> list[Box]:
-    """The detector's `chip` boxes in `image` (at the detector's own confidence floor), as calibration takes them."""
+    """The detector's `chip` boxes in `image` (at the detector's own confidence floor), as calibration takes them:
+    with the plain white chips it boxed as the dealer button (`button_or_chip.buttons_as_chips`)."""
     chip_class = {name: i for i, name in detector.names.items()}.get("chip", -1)
-    detections = detector.detect(image)
+    detections = buttons_as_chips(image, detector.detect(image), names=detector.names)
     return [(float(b[0]), float(b[1]), float(b[2]), float(b[3]))
             for b in detections.xyxy[detections.class_id == chip_class]]
 
