@@ -74,6 +74,8 @@ def main() -> int:
     parser.add_argument("--hsv-v", type=float, default=0.4, help="brightness augmentation (0.6: overexposed photos)")
     parser.add_argument("--chip-designs", type=float, default=0.0, help="share of training frames played with another "
                         "club's chips (`floorman datasets render --chip-designs`; 0.6: plain white chips found)")
+    parser.add_argument("--home-button", type=float, default=0.0, help="share of home training frames with a dealer "
+                        "button (`floorman datasets render --home-button`: the button told from a plain white chip)")
     parser.add_argument("--no-export", action="store_true", help="stop after training (export elsewhere)")
     parser.add_argument("--no-measure", action="store_true", help="skip the test render and the mAP table")
     args = parser.parse_args()
@@ -82,11 +84,12 @@ def main() -> int:
     log = args.out / "device_log.txt"
     workers = max(1, args.workers)
     designs = f"_designs{args.chip_designs:g}" if args.chip_designs else ""
+    designs += f"_button{args.home_button:g}" if args.home_button else ""
     render = args.work / f"render_s1_{args.count}{designs}"
     with step(log, f"render {args.count} training frames"):
         if not (render / "data.yaml").is_file():
             render_dataset(DatasetSpec(out=render, count=args.count, seed=1, workers=workers, progress=False,
-                                       chip_designs=args.chip_designs))
+                                       chip_designs=args.chip_designs, home_button=args.home_button))
     config = TrainConfig(data=render, levels=(320, 960), imgsz=320, model=args.model, epochs=300,
                          time_hours=args.hours, batch=args.batch, device=args.device, loader_workers=min(workers, 16),
                          prep_workers=workers, runs_dir=args.work, name=args.name, resume=False, cache=True,

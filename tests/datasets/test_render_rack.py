@@ -9,10 +9,10 @@ import pytest
 
 from floorman.core.chips import ChipSet
 from floorman.core.geometry import apply_homography
-from floorman.datasets.random_scene import SceneStyle, random_scene, random_scene_with_focus
+from floorman.datasets.random_scene import SceneStyle, random_sample, random_scene, random_scene_with_focus
 from floorman.datasets.render import Renderer
 from floorman.datasets.render_rack import rack_size_mm, rack_texture
-from floorman.datasets.scene import ChipRack, RackRow
+from floorman.datasets.scene import ChipRack, DetectorClass, RackRow
 from tests.datasets.test_render import down_camera, empty_scene
 
 RED = (200, 30, 40)
@@ -84,3 +84,30 @@ def test_a_home_scenes_rack_can_be_asked_for_or_left_out_without_changing_the_re
         assert focus_always == focus
         if drawn.appearance.racks:
             assert always.appearance.racks == drawn.appearance.racks
+
+
+def test_a_home_scene_may_have_a_dealer_button_and_is_otherwise_the_same() -> None:
+    """`home_button` (training data for a detector that must tell a plain white chip from the button): a home scene
+    gets a 50-75 mm button near its cards, drawn apart from everything else; at 0 nothing changes, and casino scenes
+    never change."""
+    for seed in range(16):
+        plain, _, focus = random_scene_with_focus(np.random.default_rng(seed), style=SceneStyle.HOME, home_rack=True)
+        button, _, focus_b = random_scene_with_focus(np.random.default_rng(seed), style=SceneStyle.HOME,
+                                                     home_rack=True, home_button=1.0)
+        none, _, _ = random_scene_with_focus(np.random.default_rng(seed), style=SceneStyle.HOME, home_rack=True,
+                                             home_button=0.0)
+        assert plain.buttons == none.buttons == []
+        assert len(button.buttons) == 1 and 50.0 <= button.buttons[0].diameter_mm <= 75.0
+        assert (button.cards, button.chips, button.hands, button.lighting, button.appearance, focus_b) == (
+            plain.cards, plain.chips, plain.hands, plain.lighting, plain.appearance, focus)
+        casino = random_scene_with_focus(np.random.default_rng(seed), style=SceneStyle.CASINO, home_button=1.0)[0]
+        assert casino == random_scene_with_focus(np.random.default_rng(seed), style=SceneStyle.CASINO)[0]
+    with pytest.raises(ValueError, match="home_button"):
+        random_scene_with_focus(np.random.default_rng(0), home_button=1.5)
+
+
+def test_a_home_button_is_rendered_and_labelled() -> None:
+    scene, camera = random_sample(np.random.default_rng(3), size=(900, 600), style=SceneStyle.HOME, home_button=1.0)
+    result = Renderer(camera).render(scene, rng=np.random.default_rng(0))
+    buttons = [o for o in result.objects if o.cls == DetectorClass.DEALER_BUTTON and o.visible_fraction > 0.0]
+    assert len(buttons) == 1

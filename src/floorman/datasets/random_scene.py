@@ -43,6 +43,7 @@ from floorman.datasets.render_rack import rack_size_mm
 from floorman.datasets.scene import (
     CardObject,
     ChipRack,
+    DealerButton,
     GlareSpot,
     Lighting,
     RackRow,
@@ -67,6 +68,7 @@ HOME_FRACTION = 0.2
 RACK_RGB = ((34, 34, 38), (20, 20, 22), (70, 74, 84), (150, 156, 166), (96, 60, 36))
 CASINO_RACK_CHANCE = 0.7
 HOME_RACK_CHANCE = 0.5
+HOME_SPREAD_MM = np.array([380.0, 230.0])  # a home photo's objects lie this far round its focus (x, y)
 TEXTURE_SEEDS = 4
 
 
@@ -196,7 +198,7 @@ def _home_objects(scene: Scene, rng: np.random.Generator, deal: Deal, ids: IdSou
                   focus: tuple[float, float]) -> None:
     """Objects spread over about 0.9 x 0.6 m round `focus`: the close straight-down photo's field of view."""
     centre = np.asarray(focus)
-    spread = np.array([380.0, 230.0])
+    spread = HOME_SPREAD_MM
     for k in range(int(rng.integers(1, 9))):
         x, y = centre + rng.uniform(-1.0, 1.0, size=2) * spread
         scene.cards.append(CardObject(id=ids.take(), card=deal.next_card(), face_up=bool(rng.random() < 0.7),
@@ -265,23 +267,25 @@ def _maybe_seats(scene: Scene, rng: np.random.Generator, *, chance: float) -> No
 
 def random_scene(rng: np.random.Generator, *, layout: TableLayout | None = None, chipset: ChipSet | None = None,
                  style: SceneStyle | None = None, seat_chips: float = 0.0, chip_designs: float = 0.0,
-                 white_spots: bool = False) -> Scene:
+                 white_spots: bool = False, home_button: float = 0.0) -> Scene:
     """A random training scene (style drawn when not given: `HOME` one time in five)."""
     return random_scene_with_focus(rng, layout=layout, chipset=chipset, style=style, seat_chips=seat_chips,
-                                   chip_designs=chip_designs, white_spots=white_spots)[0]
+                                   chip_designs=chip_designs, white_spots=white_spots, home_button=home_button)[0]
 
 
 def random_scene_with_focus(rng: np.random.Generator, *, layout: TableLayout | None = None,
                             chipset: ChipSet | None = None, style: SceneStyle | None = None,
                             seat_chips: float = 0.0, chip_designs: float = 0.0, home_rack: bool | None = None,
-                            white_spots: bool = False) -> tuple[Scene, SceneStyle, tuple[float, float]]:
+                            white_spots: bool = False, home_button: float = 0.0,
+                            ) -> tuple[Scene, SceneStyle, tuple[float, float]]:
     """A random scene, its style, and the point a camera should look at for a `HOME` scene. With probability
     `seat_chips` a `CASINO` scene's seats hold their stacks as players do (`_maybe_seats`); with probability
     `chip_designs` the scene's chips are another club's design around `chipset` (`chip_designs.club_chipset`; with
     `white_spots` its chips' edge spots all white);
     `home_rack`: a `HOME` scene's chip rack beside the cards always (True), never (False) or drawn (None, the
-    default; either way the other draws are those of the default)."""
-    for name, chance in (("seat_chips", seat_chips), ("chip_designs", chip_designs)):
+    default; either way the other draws are those of the default); with probability `home_button` a `HOME` scene has
+    a dealer button among its chips (`_maybe_home_button`; 0, the default: none, as before)."""
+    for name, chance in (("seat_chips", seat_chips), ("chip_designs", chip_designs), ("home_button", home_button)):
         if not 0.0 <= chance <= 1.0:
             raise ValueError(f"{name}: expected a probability in [0, 1], got {chance}")
     if style is None:
@@ -309,7 +313,21 @@ def random_scene_with_focus(rng: np.random.Generator, *, layout: TableLayout | N
     if style == SceneStyle.CASINO and seat_chips > 0.0:
         # A second child generator: with the option off, nothing is drawn and the stream is as before.
         _maybe_seats(scene, rng.spawn(1)[0], chance=seat_chips)
+    if style == SceneStyle.HOME and home_button > 0.0:  # a child generator too: at 0 nothing is drawn
+        _maybe_home_button(scene, rng.spawn(1)[0], chance=home_button, focus=focus, ids=ids)
     return scene, style, focus
+
+
+def _maybe_home_button(scene: Scene, rng: np.random.Generator, *, chance: float, focus: tuple[float, float],
+                       ids: IdSource) -> None:
+    """With probability `chance`, a dealer button (50-75 mm, white with "DEALER") among a home game's cards and chips:
+    a detector trained on home scenes without one takes a plain white chip for the button (`vision.button_or_chip`)."""
+    if rng.random() >= chance:
+        return
+    x, y = np.asarray(focus) + rng.uniform(-1.0, 1.0, size=2) * HOME_SPREAD_MM * 0.8
+    scene.buttons.append(DealerButton(id=ids.take(), x=float(x), y=float(y),
+                                      diameter_mm=float(rng.uniform(50.0, 75.0)),
+                                      angle_deg=float(rng.uniform(0.0, 360.0))))
 
 
 def _random_size(rng: np.random.Generator) -> tuple[int, int]:
@@ -388,15 +406,16 @@ def random_sample(rng: np.random.Generator, *, layout: TableLayout | None = None
                   size: tuple[int, int] | None = None, style: SceneStyle | None = None,
                   seat_chips: float = 0.0, tilt_deg: Tilt | None = None,
                   chip_designs: float = 0.0, home_rack: bool | None = None,
-                  white_spots: bool = False) -> tuple[Scene, Camera]:
+                  white_spots: bool = False, home_button: float = 0.0) -> tuple[Scene, Camera]:
     """A random training scene and a camera suited to its style (drawn when `style` is None); `seat_chips`: the
     chance a `CASINO` scene's seats hold their stacks side by side, `chip_designs` that its chips are another
-    club's design (`white_spots`: all with white edge spots), `home_rack` whether a `HOME` scene has a chip rack
-    (`random_scene_with_focus`); `tilt_deg`: a
+    club's design (`white_spots`: all with white edge spots), `home_rack` whether a `HOME` scene has a chip rack,
+    `home_button` the chance it has a dealer button (`random_scene_with_focus`); `tilt_deg`: a
     `CASINO` scene's camera tilt range (`random_camera`)."""
     scene, style, focus = random_scene_with_focus(rng, layout=layout, chipset=chipset, style=style,
                                                   seat_chips=seat_chips, chip_designs=chip_designs,
-                                                  home_rack=home_rack, white_spots=white_spots)
+                                                  home_rack=home_rack, white_spots=white_spots,
+                                                  home_button=home_button)
     if style == SceneStyle.HOME:
         width = scene.cards[0].size_mm[0] if scene.cards else 63.5
         return scene, photo_camera(rng, focus=focus, card_width_mm=width, size=size)

@@ -48,6 +48,7 @@ class DatasetSpec:
     suit_shapes: str = "own"  # the cards' suit symbols (`scene.with_suit_shapes`)
     camera_tilt: Tilt | None = None  # casino cameras' tilt range in degrees (`random_camera`)
     chip_designs: float = 0.0  # chance a scene's chips are another club's design (`chip_designs.club_chipset`)
+    home_button: float = 0.0  # chance a home scene has a dealer button among its chips (`random_scene_with_focus`)
 
     def __post_init__(self) -> None:
         if self.count < 1:
@@ -62,6 +63,8 @@ class DatasetSpec:
             raise ValueError(f"seat chips: expected a probability in [0, 1], got {self.seat_chips}")
         if not 0.0 <= self.chip_designs <= 1.0:
             raise ValueError(f"chip designs: expected a probability in [0, 1], got {self.chip_designs}")
+        if not 0.0 <= self.home_button <= 1.0:
+            raise ValueError(f"home button: expected a probability in [0, 1], got {self.home_button}")
         if self.court_figures not in COURT_FIGURE_MODES:
             raise ValueError(f"court figures: expected one of {', '.join(COURT_FIGURE_MODES)}, got "
                              f"{self.court_figures!r}")
@@ -116,7 +119,8 @@ def render_image(job: ImageJob) -> ImageDone:
     spec = job.spec
     rng = image_rng(spec.seed, job.index)
     scene, camera = random_sample(rng, size=spec.size, style=spec.style, seat_chips=spec.seat_chips,
-                                  tilt_deg=spec.camera_tilt, chip_designs=spec.chip_designs)
+                                  tilt_deg=spec.camera_tilt, chip_designs=spec.chip_designs,
+                                  home_button=spec.home_button)
     # Figures drawn apart from the scene's generator: the same seed gives the same frames but for the figures.
     scene = with_court_figures(scene, spec.court_figures, np.random.default_rng([spec.seed, job.index, 13]))
     scene = with_suit_shapes(scene, spec.suit_shapes, np.random.default_rng([spec.seed, job.index, 17]))
