@@ -26,6 +26,7 @@ from floorman.core.layout_gen import racetrack_layout_data
 from floorman.datasets.camera import Camera
 from floorman.datasets.chip_designs import club_chipset
 from floorman.datasets.render_placement import (
+    BUTTON_DIAMETER_MM,
     Deal,
     IdSource,
     add_board,
@@ -326,7 +327,7 @@ def _maybe_home_button(scene: Scene, rng: np.random.Generator, *, chance: float,
         return
     x, y = np.asarray(focus) + rng.uniform(-1.0, 1.0, size=2) * HOME_SPREAD_MM * 0.8
     scene.buttons.append(DealerButton(id=ids.take(), x=float(x), y=float(y),
-                                      diameter_mm=float(rng.uniform(50.0, 75.0)),
+                                      diameter_mm=float(rng.uniform(*BUTTON_DIAMETER_MM)),
                                       angle_deg=float(rng.uniform(0.0, 360.0))))
 
 

@@ -166,13 +166,17 @@ def add_loose_chips(scene: Scene, rng: np.random.Generator, deal: Deal, ids: IdS
         count -= 1
 
 
+BUTTON_DIAMETER_MM = (50.0, 75.0)  # a dealer button's size, drawn uniformly (reference/physical.md)
+
+
 def add_button(scene: Scene, rng: np.random.Generator, deal: Deal, ids: IdSource) -> None:
     seat = int(rng.choice(scene.layout.seat_numbers))
     bet = scene.layout.zone(f"bet_{seat}").points
     hole = scene.layout.zone(f"hole_{seat}").points
     x, y = (bet.mean(axis=0) + hole.mean(axis=0)) / 2.0 + rng.normal(0.0, 30.0, size=2)
     scene.buttons.append(DealerButton(id=ids.take(), x=float(x), y=float(y),
-                                      diameter_mm=float(rng.uniform(50.0, 75.0)), angle_deg=float(rng.uniform(0, 360))))
+                                      diameter_mm=float(rng.uniform(*BUTTON_DIAMETER_MM)),
+                                      angle_deg=float(rng.uniform(0, 360))))
     deal.chip_spots.append((float(x), float(y)))
 
 

@@ -21,10 +21,12 @@ buttons (dev seed 29101), the 27 button boxes' "DEALER" spans 0.91-1.09 (one box
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
-from floorman.vision.detections import Detections
+from floorman.vision.detections import Detections, clear_of_border
 from floorman.vision.detector import Image, box_iou
 
 SIZE_RANGE = (0.85, 1.2)  # a chip-sized box: its short side over the frame's typical chip box's short side
@@ -35,7 +37,6 @@ _MIN_PRINT_SHARE = 0.01  # fewer dark pixels than this share of the inner disc: 
 _SPAN_PERCENTILES = (5.0, 95.0)  # the print's extent along its longest direction, its stray pixels left out
 _MIN_SIDE_PX = 40.0
 _MIN_TYPICAL = 3
-_BORDER_PX = 1.0
 _SAME_CHIP_IOU = 0.5
 
 
@@ -70,9 +71,7 @@ def buttons_as_chips(image: Image, detections: Detections, *, names: dict[int, s
         return detections
     chip_id, button_id = ids["chip"], ids["dealer_button"]
     boxes = detections.xyxy.astype(np.float64)
-    height, width = image.shape[:2]
-    clear = ((boxes[:, 0] > _BORDER_PX) & (boxes[:, 1] > _BORDER_PX) & (boxes[:, 2] < width - _BORDER_PX)
-             & (boxes[:, 3] < height - _BORDER_PX))
+    clear = clear_of_border(boxes, (image.shape[1], image.shape[0]))
     short = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
     chips = detections.class_id == chip_id
     if int((chips & clear).sum()) < _MIN_TYPICAL:
@@ -98,6 +97,4 @@ def buttons_as_chips(image: Image, detections: Detections, *, names: dict[int, s
     class_id[relabel] = chip_id
     keep = np.ones(len(detections), dtype=bool)
     keep[drop] = False
-    relabelled = Detections(xyxy=detections.xyxy, confidence=detections.confidence, class_id=class_id,
-                            tracker_id=detections.tracker_id, xy_mm=detections.xy_mm, data=dict(detections.data))
-    return relabelled[keep]
+    return replace(detections, class_id=class_id)[keep]

@@ -30,7 +30,7 @@ from floorman.vision.cards_cnn import CardClassifier
 from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.chips_geometry import Box
 from floorman.vision.cli import load_layout
-from floorman.vision.detections import Detections
+from floorman.vision.detections import BORDER_PX, Detections, clear_of_border
 from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, create_detector, parse_levels
 from floorman.vision.straight_down import read_straight_down
 from floorman.vision.table_state import recognise_card_reader, same_place_readings
@@ -126,13 +126,15 @@ def counted_chips(chips: dict[int, ChipReading], detections: Detections, *,
     longest = dict(zip(uncounted, np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]).tolist(),
                        strict=True))
     width, height = image_size
-    clear = (boxes[:, 0] > 1.0) & (boxes[:, 1] > 1.0) & (boxes[:, 2] < width - 1.0) & (boxes[:, 3] < height - 1.0)
+    clear = clear_of_border(boxes, image_size)
     if int(clear.sum()) < _MIN_TYPICAL:
         return chips
     typical = float(np.median(np.array(list(longest.values()))[clear]))
     # across each side the border cuts, the box's extent (inf where it cuts none)
-    across_x = np.where((boxes[:, 0] <= 1.0) | (boxes[:, 2] >= width - 1.0), boxes[:, 2] - boxes[:, 0], np.inf)
-    across_y = np.where((boxes[:, 1] <= 1.0) | (boxes[:, 3] >= height - 1.0), boxes[:, 3] - boxes[:, 1], np.inf)
+    cut_x = (boxes[:, 0] <= BORDER_PX) | (boxes[:, 2] >= width - BORDER_PX)
+    cut_y = (boxes[:, 1] <= BORDER_PX) | (boxes[:, 3] >= height - BORDER_PX)
+    across_x = np.where(cut_x, boxes[:, 2] - boxes[:, 0], np.inf)
+    across_y = np.where(cut_y, boxes[:, 3] - boxes[:, 1], np.inf)
     sliver = dict(zip(uncounted, (np.minimum(across_x, across_y) < _MIN_IN_VIEW * typical).tolist(), strict=True))
     return {i: reading for i, reading in chips.items()
             if i not in longest or (longest[i] <= _LONGER_THAN_A_CHIP * typical and not sliver[i])}

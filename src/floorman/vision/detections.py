@@ -19,6 +19,18 @@ IntArray = npt.NDArray[np.int64]
 Index = int | slice | Sequence[int] | npt.NDArray[np.bool_] | npt.NDArray[np.integer[Any]]
 
 
+BORDER_PX = 1.0  # a box side this close to the image's border is cut by it
+
+
+def clear_of_border(xyxy: npt.ArrayLike, image_size: tuple[int, int]) -> npt.NDArray[np.bool_]:
+    """Per box (N, 4, pixels), whether it stays clear of the image's border (not cut by the frame)."""
+    boxes = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
+    width, height = image_size
+    clear: npt.NDArray[np.bool_] = ((boxes[:, 0] > BORDER_PX) & (boxes[:, 1] > BORDER_PX)
+                                    & (boxes[:, 2] < width - BORDER_PX) & (boxes[:, 3] < height - BORDER_PX))
+    return clear
+
+
 def _check(name: str, value: np.ndarray[Any, Any], *, shape: tuple[int | None, ...]) -> None:
     if value.ndim != len(shape) or any(want is not None and got != want for got, want in
                                        zip(value.shape, shape, strict=True)):

@@ -28,13 +28,13 @@ import numpy.typing as npt
 
 from floorman.vision.chips import ChipReading, ChipRecogniser, Image
 from floorman.vision.chips_geometry import Box, TableCamera
+from floorman.vision.detections import BORDER_PX
 
 MAX_SIZE_CHANGE = 0.05  # chips this much larger at the image's side than at its centre: the photo is tilted
 _MIN_FIT = 4  # square chip boxes needed to tell a tilt
 _FIT_OUTLIER = 0.08  # a box this far off the first fit's size is left out of the second
 MIN_COUNT_CONFIDENCE = 0.3  # a count less sure than this keeps the reading without a camera: one chip
 _SQUARE = 1.25  # a box whose sides differ by less than this ratio is a chip's diameter across (a chip lying flat)
-_BORDER_PX = 1.0  # a box this close to the image's border is cut by the frame
 # A stack's box is a chip swept along its side, out from the nadir: its short side at most ~1.6 chips (20 chips seen
 # diagonally from 1 m, 0.5 m out); a box wider than this many chips across is no stack
 _WIDEST = 1.6
@@ -46,7 +46,7 @@ def at_border(box: Box, *, image_size: tuple[int, int]) -> bool:
     """Whether `box` reaches the image's border (a chip cut by the frame)."""
     width, height = image_size
     x1, y1, x2, y2 = box
-    return x1 <= _BORDER_PX or y1 <= _BORDER_PX or x2 >= width - _BORDER_PX or y2 >= height - _BORDER_PX
+    return x1 <= BORDER_PX or y1 <= BORDER_PX or x2 >= width - BORDER_PX or y2 >= height - BORDER_PX
 
 
 def size_change(boxes: Sequence[Box], *, image_size: tuple[int, int]) -> float | None:
