@@ -16,7 +16,7 @@ from floorman.datasets.chip_designs import club_chipset
 from floorman.datasets.random_scene import SceneStyle, random_sample, random_scene
 from floorman.datasets.render import Renderer
 from floorman.datasets.render_cli import register_render
-from floorman.datasets.render_dataset import DatasetSpec
+from floorman.datasets.render_dataset import DatasetSpec, render_dataset
 from floorman.datasets.scene import DetectorClass
 from floorman.vision.detect_cli import colour_name
 
@@ -138,3 +138,24 @@ def test_the_render_command_takes_the_chance() -> None:
     assert render_args().chip_designs == 0.0
     with pytest.raises(SystemExit):
         render_args("--chip-designs", "2")
+
+
+def test_floorman_datasets_render_gives_other_clubs_white_spots_on_request(tmp_path: Path) -> None:
+    """`floorman datasets render --chip-designs P --white-spots` (training data for the held-out photographs' chips,
+    a white chip plain): the flag reaches the renderer (frames differ from those without it when the scene plays with
+    another club's chips) and changes nothing without `--chip-designs`."""
+    parser = argparse.ArgumentParser()
+    register_render(parser.add_subparsers())
+    base = ["render", "--count", "1", "--seed", "5", "--out", "x"]
+    assert parser.parse_args([*base, "--white-spots"]).white_spots is True
+    assert parser.parse_args(base).white_spots is False
+
+    def frames(name: str, **options: object) -> list[bytes]:
+        spec = DatasetSpec(out=tmp_path / name, count=3, seed=1, size=(320, 240), style=SceneStyle.HOME,
+                           val_fraction=0.0, progress=False, **options)  # type: ignore[arg-type]
+        render_dataset(spec)
+        return [path.read_bytes() for path in sorted((spec.out / "images" / "train").glob("*.jpg"))]
+
+    drawn, white = frames("clubs", chip_designs=1.0), frames("spots", chip_designs=1.0, white_spots=True)
+    assert len(drawn) == 3 and drawn != white  # a seed whose clubs' spots are not all white already
+    assert frames("ours", chip_designs=0.0) == frames("ours_spots", chip_designs=0.0, white_spots=True)

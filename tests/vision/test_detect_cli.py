@@ -180,6 +180,21 @@ def test_without_a_calibration_a_box_too_long_for_a_chip_is_not_counted() -> Non
     assert sorted(counted_chips(counted, detections, image_size=(1200, 800))) == list(range(8))
 
 
+def test_without_a_calibration_a_chip_box_the_detector_is_unsure_of_is_not_counted() -> None:
+    """Five chip-sized boxes, two of them under 0.4 (a rack's row boxed at 0.33, say): three count; with counts (a
+    calibration) all five do, and a straight-down photo's boxes (`every_box`) are held to the same bar."""
+    boxes = [[100 + 200 * i, 100, 200 + 200 * i, 200] for i in range(5)]
+    detections = Detections(xyxy=np.array(boxes, dtype=np.float32),
+                            confidence=np.array([0.9, 0.39, 0.41, 0.33, 0.8], dtype=np.float32),
+                            class_id=np.full(5, 2))
+    flat = {i: ChipReading(denominations=(100,), confidence=0.9, count_confidence=0.0) for i in range(5)}
+    assert sorted(counted_chips(flat, detections, image_size=(1200, 800))) == [0, 2, 4]
+    counted = {i: ChipReading(denominations=(100, 100), confidence=0.9, count_confidence=0.7, base_mm=(0.0, 0.0))
+               for i in range(5)}
+    assert sorted(counted_chips(counted, detections, image_size=(1200, 800))) == list(range(5))
+    assert sorted(counted_chips(counted, detections, image_size=(1200, 800), every_box=True)) == [0, 2, 4]
+
+
 def test_views_of_one_moment_are_printed_then_fused(tmp_path: Path, model: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     images = write_images(tmp_path / "images", 2)

@@ -93,6 +93,9 @@ def register_render(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="chance that a scene's chips are another club's design: the same five colours in its "
                         "own shades, edge spots (white chips often plain) and inlays (default 0: the shipped set's, "
                         "the same frames for a given seed)")
+    parser.add_argument("--white-spots", action="store_true",
+                        help="with --chip-designs: another club's chips have white edge spots only (a white chip's "
+                        "are then plain), as the held-out photographs' chips (default: spots of any colour)")
     parser.add_argument("--home-button", type=_probability, default=0.0, metavar="P",
                         help="chance that a home scene has a dealer button among its cards and chips (default 0: "
                         "none, the same frames for a given seed; a detector trained without takes a plain white "
@@ -124,7 +127,8 @@ def run_render(args: argparse.Namespace) -> int:
                        val_fraction=args.val_fraction, overwrite=args.overwrite, progress=not args.no_progress,
                        style=None if args.style == "mixed" else SceneStyle(args.style), seat_chips=args.seat_chips,
                        court_figures=args.court_figures, suit_shapes=args.suit_shapes, camera_tilt=args.camera_tilt,
-                       chip_designs=args.chip_designs, home_button=args.home_button)
+                       chip_designs=args.chip_designs, home_button=args.home_button,
+                       white_spots=args.white_spots)
     summary = render_dataset(spec)
     sys.stdout.write(f"wrote {summary.train + summary.val} images ({summary.train} train, {summary.val} val), "
                      f"{summary.labels} labels, to {summary.out}\n")

@@ -49,6 +49,7 @@ class DatasetSpec:
     camera_tilt: Tilt | None = None  # casino cameras' tilt range in degrees (`random_camera`)
     chip_designs: float = 0.0  # chance a scene's chips are another club's design (`chip_designs.club_chipset`)
     home_button: float = 0.0  # chance a home scene has a dealer button among its chips (`random_scene_with_focus`)
+    white_spots: bool = False  # another club's chips (`chip_designs`) with white edge spots only (`club_chipset`)
 
     def __post_init__(self) -> None:
         if self.count < 1:
@@ -120,7 +121,7 @@ def render_image(job: ImageJob) -> ImageDone:
     rng = image_rng(spec.seed, job.index)
     scene, camera = random_sample(rng, size=spec.size, style=spec.style, seat_chips=spec.seat_chips,
                                   tilt_deg=spec.camera_tilt, chip_designs=spec.chip_designs,
-                                  home_button=spec.home_button)
+                                  home_button=spec.home_button, white_spots=spec.white_spots)
     # Figures drawn apart from the scene's generator: the same seed gives the same frames but for the figures.
     scene = with_court_figures(scene, spec.court_figures, np.random.default_rng([spec.seed, job.index, 13]))
     scene = with_suit_shapes(scene, spec.suit_shapes, np.random.default_rng([spec.seed, job.index, 17]))

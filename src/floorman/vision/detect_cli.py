@@ -112,16 +112,25 @@ _MIN_TYPICAL = 3
 # chip a fifth or less in view): such slivers' colours were read wrong 8 times of 13 on photo-like frames (dev seeds
 # 29900-29903, 120 frames; from 0.3 to 0.45 of a chip across, 1 of 9; more, none).
 _MIN_IN_VIEW = 0.3
+# Nor is a chip box the detector is less sure of than this: on photo-like frames of single chips with a rack at the
+# side (`benchmarks/photo_labels.py --singles --rack always`, dev seeds 31001-31004, 160 photos, the photo detector)
+# 23 of the 28 chip boxes on no chip (a rack's row cut by the photo's edge or a card, a card with a chip on it) are
+# under 0.4 and 4 of 1,081 on a chip (two of them slivers at the edge); photos with every colour exact 129 -> 135.
+_MIN_COUNTED_CONFIDENCE = 0.4
 
 
 def counted_chips(chips: dict[int, ChipReading], detections: Detections, *,
                   image_size: tuple[int, int], every_box: bool = False) -> dict[int, ChipReading]:
-    """The readings `chip_totals` counts: without a count (no calibration), not those of boxes too long to be a chip
-    lying flat (`_LONGER_THAN_A_CHIP` times the frame's typical chip box) nor cut by the image's border to a sliver
-    (less than `_MIN_IN_VIEW` of it across the border); `every_box` (a straight-down photo, whose counts come from
-    an implied camera): not those among all the boxes (a rack's row read as a tall stack)."""
+    """The readings `chip_totals` counts: without a count (no calibration), not those of boxes the detector is less
+    sure of than `_MIN_COUNTED_CONFIDENCE`, too long to be a chip lying flat (`_LONGER_THAN_A_CHIP` times the frame's
+    typical chip box) or cut by the image's border to a sliver (less than `_MIN_IN_VIEW` of it across the border);
+    `every_box` (a straight-down photo, whose counts come from an implied camera): not those among all the boxes (a
+    rack's row read as a tall stack)."""
     uncounted = [i for i, reading in chips.items()
                  if every_box or (reading.count_confidence == 0.0 and reading.base_mm is None)]
+    unsure = {i for i in uncounted if float(detections.confidence[i]) < _MIN_COUNTED_CONFIDENCE}
+    chips = {i: reading for i, reading in chips.items() if i not in unsure}
+    uncounted = [i for i in uncounted if i not in unsure]
     boxes = detections.xyxy[uncounted].astype(np.float64).reshape(-1, 4)
     longest = dict(zip(uncounted, np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]).tolist(),
                        strict=True))
