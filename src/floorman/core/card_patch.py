@@ -1,8 +1,8 @@
-"""The card readers' patch geometry, shared by their training recipe (`floorman.models.cards_data`) and their
-reader (`floorman.vision.cards_cnn`): a card's outline (TL, TR, BR, BL of the upright card) warped so that a part of
-the card, `PatchSpec.region`, fills the patch. The card classifier's patch is the whole card; the index reader's is
-the card's top-left corner, where every deck prints its index (the bottom-right one is the same corner of the card
-turned 180 degrees: its outline's corners taken two on).
+"""The card readers' patch geometry and warp, shared by their training recipe (`floorman.models.cards_data`) and
+their reader (`floorman.vision.cards_cnn`): a card's outline (TL, TR, BR, BL of the upright card) warped so that a
+part of the card, `PatchSpec.region`, fills the patch (`warp_patch`, the one warp both cut with). The card
+classifier's patch is the whole card; the index reader's is the card's top-left corner, where every deck prints its
+index (the bottom-right one is the same corner of the card turned 180 degrees: its outline's corners taken two on).
 
 The spec travels in the model's metadata (`floorman_patch`: "width,height,supersample" and, for a part of the card,
 `floorman_region`: "x0,y0,x1,y1"), so training and reading cut patches alike.
@@ -11,8 +11,11 @@ The spec travels in the model's metadata (`floorman_patch`: "width,height,supers
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+import cv2
 import numpy as np
+import numpy.typing as npt
 
 from floorman.core.geometry import FloatArray
 
@@ -72,3 +75,13 @@ def decode_region(text: str) -> Region:
     except ValueError:
         raise ValueError(f"expected a card region 'x0,y0,x1,y1', got {text!r}") from None
     return x0, y0, x1, y1
+
+
+def warp_patch(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.floating[Any]], *,
+               spec: PatchSpec) -> npt.NDArray[np.uint8]:
+    """The part `spec.region` of the card with outline `corners` (TL, TR, BR, BL of a portrait card) in the BGR
+    `image` warped to the patch (spec.height, spec.width, 3)."""
+    matrix = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), spec.target().astype(np.float32))
+    big_w, big_h = spec.width * spec.supersample, spec.height * spec.supersample
+    big = cv2.warpPerspective(image, matrix, (big_w, big_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(cv2.resize(big, (spec.width, spec.height), interpolation=cv2.INTER_AREA), dtype=np.uint8)

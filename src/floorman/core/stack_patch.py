@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
+import numpy.typing as npt
 
 from floorman.core.geometry import FloatArray
 
@@ -80,3 +82,14 @@ def patch_matrix(project: Project, centre_px: tuple[float, float], ground_mm: tu
     offset = np.array([spec.width / 2.0, spec.height / 2.0]) - rotation @ np.asarray(centre_px, dtype=np.float64)
     result: FloatArray = np.hstack([rotation, offset[:, None]])
     return result, scale
+
+
+def cut_patch(image: npt.NDArray[np.uint8], matrix: FloatArray, *, spec: PatchSpec) -> npt.NDArray[np.uint8]:
+    """The patch (spec.height, spec.width, 3) of the BGR `image` under `matrix` (2x3, `patch_matrix`), warped at
+    `spec.supersample` times its size then area-averaged down."""
+    big = np.asarray(matrix, dtype=np.float64) * spec.supersample
+    warped = cv2.warpAffine(image, big, (spec.width * spec.supersample, spec.height * spec.supersample),
+                            flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if spec.supersample == 1:
+        return np.asarray(warped, dtype=np.uint8)
+    return np.asarray(cv2.resize(warped, (spec.width, spec.height), interpolation=cv2.INTER_AREA), dtype=np.uint8)

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from floorman.core.card_patch import PatchSpec
+from floorman.core.card_patch import PatchSpec, warp_patch
 from floorman.core.cards import Card, full_deck
 from floorman.core.chips import ChipDenomination
 from floorman.core.geometry import short_side
@@ -86,15 +86,6 @@ class Samples:
                        suit=np.zeros(0, np.int64))
         return cls(patches=np.concatenate([p.patches for p in parts]), rank=np.concatenate([p.rank for p in parts]),
                    suit=np.concatenate([p.suit for p in parts]))
-
-
-def warp_patch(image: Image, corners: FloatArray, *, spec: PatchSpec) -> Image:
-    """The part `spec.region` of the card with outline `corners` (TL, TR, BR, BL of a portrait card) warped to the
-    patch."""
-    matrix = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), spec.target().astype(np.float32))
-    big_w, big_h = spec.width * spec.supersample, spec.height * spec.supersample
-    big = cv2.warpPerspective(image, matrix, (big_w, big_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(cv2.resize(big, (spec.width, spec.height), interpolation=cv2.INTER_AREA), dtype=np.uint8)
 
 
 def turns(spec: PatchSpec) -> tuple[int, ...]:

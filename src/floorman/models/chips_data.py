@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -88,16 +87,6 @@ def patch_matrix(camera: Camera, box: Box, *, diameter_mm: float, spec: PatchSpe
     return matrix
 
 
-def cut_patch(image: Image, matrix: npt.NDArray[np.float64], *, spec: PatchSpec) -> Image:
-    """The patch under `matrix` (`patch_matrix`), warped at `spec.supersample` times its size then area-averaged."""
-    big = matrix * spec.supersample
-    warped = cv2.warpAffine(image, big, (spec.width * spec.supersample, spec.height * spec.supersample),
-                            flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    if spec.supersample == 1:
-        return np.asarray(warped, dtype=np.uint8)
-    return np.asarray(cv2.resize(warped, (spec.width, spec.height), interpolation=cv2.INTER_AREA), dtype=np.uint8)
-
-
 def targets(camera: Camera, matrix: npt.NDArray[np.float64], stack: ObjectTruth, *,
             thickness_mm: float) -> tuple[float, tuple[float, float]]:
     """The top disc's offset over the base (patch px, up) of `stack` in the patch of `matrix`, and its base there."""
@@ -152,7 +141,7 @@ def frame_samples(seed: int, index: int, *, spec: PatchSpec, chip_boxes: ChipBox
     patches, offsets, bases = [], [], []
     for stack, box, _ in boxes:
         matrix = patch_matrix(camera, box, diameter_mm=chipset.diameter_mm, spec=spec)
-        patches.append(cut_patch(result.image, matrix, spec=spec))
+        patches.append(stack_patch.cut_patch(result.image, matrix, spec=spec))
         offset, base = targets(camera, matrix, stack, thickness_mm=chipset.thickness_mm)
         offsets.append(offset)
         bases.append(base)

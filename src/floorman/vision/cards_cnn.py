@@ -18,11 +18,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
-from floorman.core.card_patch import WHOLE_CARD, PatchSpec, decode_region
+from floorman.core.card_patch import WHOLE_CARD, PatchSpec, decode_region, warp_patch
 from floorman.core.errors import ConfigError
 from floorman.core.geometry import short_side
 from floorman.vision.onnx_session import cpu_session
@@ -79,12 +78,7 @@ class PatchModel:
 
     def patch(self, image: Image, corners: FloatArray) -> Image:
         """The part of the card with outline `corners` (TL, TR, BR, BL of a portrait card) warped to the input."""
-        spec = self.spec
-        big_w, big_h = spec.width * spec.supersample, spec.height * spec.supersample
-        matrix = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), spec.target().astype(np.float32))
-        big = cv2.warpPerspective(image, matrix, (big_w, big_h), flags=cv2.INTER_LINEAR,
-                                  borderMode=cv2.BORDER_REPLICATE)
-        return np.asarray(cv2.resize(big, (spec.width, spec.height), interpolation=cv2.INTER_AREA), dtype=np.uint8)
+        return warp_patch(image, corners, spec=self.spec)
 
     def probabilities(self, image: Image, outlines: list[FloatArray]) -> Probabilities:
         """Each outline read in one batch. The whole card: upright and turned 180 degrees, averaged. A corner of it:

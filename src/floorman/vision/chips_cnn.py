@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -71,13 +70,7 @@ def patch_geometry(camera: TableCamera, box: Box, *, diameter_mm: float, spec: P
 
 def cut_patch(image: Image, geometry: StackPatch, *, spec: PatchSpec) -> Image:
     """The patch (spec.height, spec.width, 3) of `image` under `geometry`."""
-    big = geometry.matrix * spec.supersample
-    warped = cv2.warpAffine(image, big.astype(np.float64), (spec.width * spec.supersample,
-                                                           spec.height * spec.supersample),
-                            flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    if spec.supersample == 1:
-        return np.asarray(warped, dtype=np.uint8)
-    return np.asarray(cv2.resize(warped, (spec.width, spec.height), interpolation=cv2.INTER_AREA), dtype=np.uint8)
+    return stack_patch.cut_patch(image, geometry.matrix, spec=spec)
 
 
 def expected_offsets(camera: TableCamera, geometry: StackPatch, *, thickness_mm: float, max_count: int) -> FloatArray:
