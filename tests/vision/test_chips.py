@@ -229,6 +229,13 @@ def test_box_discs_of_a_chip_cut_by_the_border_reach_out_of_the_image() -> None:
     box = (0.0, 100.0, 26.0, 141.0)  # a 40 px chip, 14 px of it left of the image
     placed = [_disc_centre_and_size(d, radius) for d in box_discs(box, radius, image_size=(640, 480))]
     assert any(np.allclose(p, (5.0, 120.0, 40.0, 40.0)) for p in placed), placed
+    # a detector's box stops a pixel or two short of the border it is cut by (0.7 px, 1.4 px from it in photos)
+    for x1, x2 in ((0.7, 26.0), (614.0, 638.6)):
+        discs = box_discs((x1, 100.0, x2, 141.0), radius, image_size=(640, 480))
+        width, height = _disc_centre_and_size(discs[0], radius)[2:]
+        assert (width, height) == (40.0, 40.0)  # the chip's whole disc first, not the ellipse inscribed in the box
+    whole = box_discs((3.0, 100.0, 44.0, 141.0), radius, image_size=(640, 480))  # 3 px in: not cut
+    assert np.allclose(_disc_centre_and_size(whole[0], radius), (23.0, 120.0, 40.0, 40.0))
 
 
 def test_a_chip_cut_by_the_border_is_read_without_a_camera() -> None:

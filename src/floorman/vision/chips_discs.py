@@ -12,7 +12,12 @@ from floorman.vision.chips_geometry import Box
 _CORNER_SHRINK = (1.0, 0.85, 0.7)  # without a camera: a stack's top disc, as wide as the box is narrow or less
 _DIAGONAL = 0.2  # |ux| - |uy| below this: the box's sides do not tell the disc from the side
 _MIN_DISC = 0.3  # a disc narrower than this share of the box is no solution
-_BORDER_PX = 0.5  # a box side this close to the image's border is cut by it
+# A box side this close to the image's border is cut by it. Wider than `detections.BORDER_PX`: a detector's box
+# stops a pixel or two short of the border (0.7-1.4 px on photo-like frames), and a whole chip taken for a cut one
+# still gets a circle about its own (a whole chip's box is about square). Dev photos (`photo_labels.py --singles
+# --rack always`, 31003 / 31004 / 32001 / 32002, 160 photos), at 0.5 px four chips cut by the border were read
+# on the ellipse inscribed in their box, three of them another colour: every colour exact 135 -> 138.
+_BORDER_PX = 2.0
 _COVERED_ASPECT = 1.1  # a box this much longer than wide may hold a chip partly covered (a hand, a card) ...
 _COVERED_MAX_ASPECT = 2.5  # ... up to this: a longer box is a stack's side, not a covered chip
 
