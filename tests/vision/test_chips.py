@@ -419,3 +419,43 @@ def test_without_a_camera_a_disc_whose_rim_shows_the_spots_wins_over_one_samplin
     assert _periodic_choice([(worse, 0.93), (shrunk, 0.43)], shrunk) is shrunk
     poor, poorer = colour_match(100, 0.18), colour_match(25, 0.15)  # nothing fits well: the fit decides
     assert _periodic_choice([(poor, 0.9), (poorer, 0.4)], poorer) is poorer
+
+
+def drawn_club_chip(*, covered: str, diameter: int = 110) -> tuple[np.ndarray, tuple[float, float, float, float]]:
+    """Another club's blue chip (white edge spots, a large pale inlay) on light wood, half of it under a forearm
+    on one side (`covered`: "top" or "bottom"); returns the image and the box of what shows."""
+    import cv2
+
+    image = np.full((400, 400, 3), (120, 178, 222), np.uint8)  # BGR light wood
+    centre, radius = (200, 200), diameter // 2
+    cv2.circle(image, centre, radius, (150, 40, 25), -1, cv2.LINE_AA)  # blue body
+    for k in range(6):  # white edge spots
+        angle = k * np.pi / 3.0
+        tip = (int(200 + 0.85 * radius * np.cos(angle)), int(200 + 0.85 * radius * np.sin(angle)))
+        cv2.circle(image, tip, radius // 7, (235, 235, 235), -1, cv2.LINE_AA)
+    cv2.circle(image, centre, int(0.62 * radius), (222, 212, 205), -1, cv2.LINE_AA)  # large pale inlay
+    cv2.putText(image, "5K", (178, 210), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (30, 30, 30), 2)
+    edge = 200 + radius // 6 if covered == "bottom" else 200 - radius // 6
+    if covered == "bottom":
+        image[edge:, :] = (120, 150, 205)  # BGR forearm
+        box = (200.0 - radius, 200.0 - radius, 200.0 + radius + 1.0, float(edge))
+    else:
+        image[:edge, :] = (120, 150, 205)
+        box = (200.0 - radius, float(edge), 200.0 + radius + 1.0, 200.0 + radius + 1.0)
+    return image, box
+
+
+@pytest.mark.parametrize("covered", ["top", "bottom"])
+def test_a_covered_chip_is_read_on_the_circle_whose_rim_runs_along_its_edge(covered: str) -> None:
+    """Half a blue chip with a large pale inlay under a forearm: the covered circle flush with the arm's edge
+    samples the inlay as the body (white); the one flush with the chip's round end is the chip (dev photo
+    31004/photo_20, three such chips read white)."""
+    image, box = drawn_club_chip(covered=covered)
+    radius = CHIPSET.diameter_mm / 2.0
+    size = (image.shape[1], image.shape[0])
+    both = box_discs(box, radius, image_size=size)
+    chosen = box_discs(box, radius, image_size=size, image=image)
+    assert len(chosen) == len(both) - 1
+    centre_y = _disc_centre_and_size(chosen[-1], radius)[1]
+    assert centre_y == pytest.approx(200.0, abs=2.0)  # the chip's own centre, not one flush with the arm
+    assert ChipRecogniser(CHIPSET).read(image, box).top == 5000

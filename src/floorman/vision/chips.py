@@ -306,7 +306,8 @@ class ChipRecogniser:
         if fit is not None:
             match = self._match(image, self._top_discs(fit, box), sure=_SURE_MATCH, light=light)
         else:
-            discs = box_discs(box, self.chipset.diameter_mm / 2.0, image_size=(image.shape[1], image.shape[0]))
+            discs = box_discs(box, self.chipset.diameter_mm / 2.0, image_size=(image.shape[1], image.shape[0]),
+                              image=image)
             match = self._match(image, discs, sure=math.inf, light=light, within=box, periodic_rim=True)
         if match is None:
             logger.debug("chip box %s: too little of its top disc lies in the image", box)
