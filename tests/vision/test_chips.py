@@ -403,6 +403,17 @@ def test_another_clubs_red_chip_under_a_bluish_light_is_read_red_not_black() -> 
     assert match_top(top, CHIPSET, light=np.array([0.0, 0.04, -0.04])).value == 100
 
 
+def test_another_clubs_red_chip_with_eight_spots_under_warm_light_is_read_red_not_black() -> None:
+    """Sampled on a photo-like frame (dev seed 34102, photo 8): a red chip with eight white spots (the shipped
+    black's count; the shipped red has six) under a warm light, 98 px across. Its colours fit red better than black
+    by 0.11; the spot count's 0.14 read it black. The count decides only between colours that nearly tie."""
+    body, spot = np.array([55.0, 59.0, 187.0]), np.array([176.0, 231.0, 253.0])  # BGR
+    top = TopColours(body=body, spot=spot, mean=np.array([100.2, 122.8, 209.9]), spot_power=spot_power_at(8),
+                     samples=100, diameter_px=98.45)
+    match = match_top(top, CHIPSET, light=np.array([-0.336, 0.058, 0.278]), white=218.4)
+    assert match.value == 100
+
+
 def colour_match(value: int, error: float) -> ColourMatch:
     return ColourMatch(value=value, confidence=0.8, error=error, illuminant=np.ones(3), errors={value: error})
 
