@@ -414,6 +414,18 @@ def test_another_clubs_red_chip_with_eight_spots_under_warm_light_is_read_red_no
     assert match.value == 100
 
 
+def test_another_clubs_green_chip_with_eight_spots_is_read_green_not_black() -> None:
+    """Sampled on a photo-like frame (dev seed 34202, photo 5): a green chip with eight white spots (the shipped
+    black's count; the shipped green has four), 92 px across. Its colours fit green better than black by 0.073,
+    within session 34's 0.08 of a tie, and the spot count read it black; since session 35 only colours within
+    0.06 of the best are reordered by the count."""
+    body, spot = np.array([65.0, 118.0, 49.0]), np.array([189.0, 196.0, 180.0])  # BGR
+    top = TopColours(body=body, spot=spot, mean=np.array([113.8, 149.8, 99.36]), spot_power=spot_power_at(8),
+                     samples=672, diameter_px=92.2)
+    match = match_top(top, CHIPSET, light=np.array([0.0517, -0.0120, -0.0397]), white=218.65)
+    assert match.value == 500
+
+
 def colour_match(value: int, error: float) -> ColourMatch:
     return ColourMatch(value=value, confidence=0.8, error=error, illuminant=np.ones(3), errors={value: error})
 

@@ -49,7 +49,7 @@ _CHROMA_FLOOR = 30.0  # added to a colour's channel sum: a near-black body's sha
 _SPOT_WEIGHT = 0.35  # weight of the spot count's evidence on chips up to `_SPOT_SIZE_PX[0]` across ...
 _SPOT_WEIGHT_LARGE = 0.02  # ... and on chips `_SPOT_SIZE_PX[1]` across or more (linear between): a large chip's
 _SPOT_SIZE_PX = (60.0, 120.0)  # colours tell its denomination; its spot count only where they nearly tie
-_SPOT_DECIDES = 0.08  # colour errors this far apart: the spot count cannot reorder them (`_colours_first`)
+_SPOT_DECIDES = 0.06  # colour errors this far apart: the spot count cannot reorder them (`_colours_first`)
 _SHARP_CONTRAST = 250.0  # body and spot colours this far apart are read as two colours; closer, blur merged them
 SPOT_SHARE = 0.33  # share of spot colour in the sampled rim (spots and the printed ring)
 _BLUR_WEIGHT = 4.0  # a one-colour fit leaves smaller errors than a two-colour one
@@ -262,7 +262,9 @@ def _colours_first(errors: dict[int, float], colour: dict[int, float]) -> dict[i
     between denominations whose colours fit within _SPOT_DECIDES of the best: one whose colours fit worse by more
     ends that much worse than the best of those. Dev photos (seed 34102, photo 8): another club's red chips with 8
     spots, as many as the shipped black chip's, 98 px across, were read black (colours 0.11 apart, the count 0.14);
-    on 1,660 chip boxes of six dev photo sets nothing else changed."""
+    on 1,660 chip boxes of six dev photo sets nothing else changed. Session 35 narrowed 0.08 to 0.06: another
+    club's green chips with 8 spots, colours 0.073 from the black's, were read black (dev seed 34202, photo 5); a
+    blue chip read white but for its spot count had colours 0.045 from the white's (dev seed 32002, photo 32)."""
     best = min(colour.values())
     close = [errors[v] for v in colour if colour[v] <= best + _SPOT_DECIDES]
     floor = min(close)
