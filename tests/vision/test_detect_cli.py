@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -181,18 +182,37 @@ def test_without_a_calibration_a_box_too_long_for_a_chip_is_not_counted() -> Non
 
 
 def test_without_a_calibration_a_chip_box_the_detector_is_unsure_of_is_not_counted() -> None:
-    """Five chip-sized boxes, two of them under 0.4 (a rack's row boxed at 0.33, say): three count; with counts (a
-    calibration) all five do, and a straight-down photo's boxes (`every_box`) are held to the same bar."""
-    boxes = [[100 + 200 * i, 100, 200 + 200 * i, 200] for i in range(5)]
+    """Six boxes, three chips of 100 px sure, two under 0.4 (a rack's row boxed 100 x 80 at 0.39 and a chip-sized
+    box whose colours read no denomination surely at 0.33) and one at 0.41: four count; with counts (a calibration)
+    all six do, and a straight-down photo's boxes (`every_box`) are held to the same bar."""
+    boxes = [[100, 100, 200, 200], [300, 100, 400, 180], [500, 100, 600, 200], [700, 100, 800, 200],
+             [900, 100, 1000, 200], [100, 400, 200, 500]]
     detections = Detections(xyxy=np.array(boxes, dtype=np.float32),
-                            confidence=np.array([0.9, 0.39, 0.41, 0.33, 0.8], dtype=np.float32),
-                            class_id=np.full(5, 2))
-    flat = {i: ChipReading(denominations=(100,), confidence=0.9, count_confidence=0.0) for i in range(5)}
-    assert sorted(counted_chips(flat, detections, image_size=(1200, 800))) == [0, 2, 4]
+                            confidence=np.array([0.9, 0.39, 0.41, 0.33, 0.8, 0.9], dtype=np.float32),
+                            class_id=np.full(6, 2))
+    flat = {i: ChipReading(denominations=(100,), confidence=0.2 if i == 3 else 0.9, count_confidence=0.0)
+            for i in range(6)}
+    assert sorted(counted_chips(flat, detections, image_size=(1200, 800))) == [0, 2, 4, 5]
     counted = {i: ChipReading(denominations=(100, 100), confidence=0.9, count_confidence=0.7, base_mm=(0.0, 0.0))
-               for i in range(5)}
-    assert sorted(counted_chips(counted, detections, image_size=(1200, 800))) == list(range(5))
-    assert sorted(counted_chips(counted, detections, image_size=(1200, 800), every_box=True)) == [0, 2, 4]
+               for i in range(6)}
+    assert sorted(counted_chips(counted, detections, image_size=(1200, 800))) == list(range(6))
+    assert sorted(counted_chips({i: replace(counted[i], confidence=flat[i].confidence) for i in range(6)},
+                                detections, image_size=(1200, 800), every_box=True)) == [0, 2, 4, 5]
+
+
+def test_without_a_calibration_an_unsure_box_with_a_lone_chips_outline_and_colours_is_counted() -> None:
+    """Another club's plain white chip on light wood, boxed at 0.26-0.33 (dev seed 34102, photos 7, 14, 24): a box
+    clear of the border, each side within 0.9-1.12 of the typical chip box, read as one denomination with confidence
+    0.45 or more, counts; the same box cut by the border, 0.8 of a chip across, or read at 0.4 does not."""
+    sure = [[100, 100, 200, 200], [300, 100, 400, 200], [500, 100, 600, 200]]
+    cases = {"lone": ([700, 100, 805, 203], 0.8, True), "at the border": ([1098, 100, 1200, 200], 0.8, False),
+             "small": ([700, 100, 780, 180], 0.8, False), "unsure colours": ([700, 100, 805, 203], 0.4, False)}
+    for name, (box, value_confidence, counts) in cases.items():
+        detections = Detections(xyxy=np.array([*sure, box], dtype=np.float32),
+                                confidence=np.array([0.9, 0.9, 0.9, 0.3], dtype=np.float32), class_id=np.full(4, 2))
+        flat = {i: ChipReading(denominations=(25,), confidence=value_confidence if i == 3 else 0.9,
+                               count_confidence=0.0) for i in range(4)}
+        assert (3 in counted_chips(flat, detections, image_size=(1200, 800))) is counts, name
 
 
 def test_views_of_one_moment_are_printed_then_fused(tmp_path: Path, model: Path,
