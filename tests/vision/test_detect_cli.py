@@ -215,6 +215,20 @@ def test_without_a_calibration_an_unsure_box_with_a_lone_chips_outline_and_colou
         assert (3 in counted_chips(flat, detections, image_size=(1200, 800))) is counts, name
 
 
+def test_without_a_calibration_a_box_cut_by_the_border_counts_only_when_its_colours_read_surely() -> None:
+    """Two chips in full view and two boxes cut by the image's right border, read at 0.25 (a rack row's end, dev seed
+    31003 photo 12) and at 0.6: the first is not counted, even where too few boxes tell a typical size; a box in full
+    view read at 0.25 still counts."""
+    boxes = [[100, 100, 200, 200], [300, 100, 400, 200], [1140, 300, 1200, 400], [1140, 500, 1200, 600],
+             [500, 100, 600, 200]]
+    detections = Detections(xyxy=np.array(boxes, dtype=np.float32), confidence=np.full(5, 0.9, np.float32),
+                            class_id=np.full(5, 2))
+    values = [0.9, 0.25, 0.25, 0.6, 0.9]
+    flat = {i: ChipReading(denominations=(100,), confidence=values[i], count_confidence=0.0) for i in range(5)}
+    assert sorted(counted_chips(flat, detections, image_size=(1200, 800))) == [0, 1, 3, 4]
+    assert sorted(counted_chips({i: flat[i] for i in range(4)}, detections, image_size=(1200, 800))) == [0, 1, 3]
+
+
 def test_views_of_one_moment_are_printed_then_fused(tmp_path: Path, model: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     images = write_images(tmp_path / "images", 2)
