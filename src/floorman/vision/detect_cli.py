@@ -122,7 +122,8 @@ _MIN_COUNTED_CONFIDENCE = 0.4
 # the border) and its colours read as one denomination with confidence `_LONE_CHIP_VALUE` or more: the detector
 # scores another club's plain white chip (white spots on white) 0.26-0.33 on light wood, where no rack row or card
 # corner has a chip's outline and colours. Dev photo sets (seeds 31003-35102, nine sets, 360 photos): of 34 chip
-# boxes under 0.4, 5 are such chips and counted again, none of the 27 on no chip or a chip already counted passes.
+# boxes under 0.4, 5 are such chips and counted again; none of the 29 others passes (27 on no chip or a chip already
+# counted, 2 chips cut by the border).
 _LONE_CHIP_SIDES = (0.9, 1.12)
 _LONE_CHIP_VALUE = 0.45
 # Nor is a chip box cut by the image's border whose colours read a denomination with less confidence than this (the
@@ -135,10 +136,10 @@ def counted_chips(chips: dict[int, ChipReading], detections: Detections, *,
                   image_size: tuple[int, int], every_box: bool = False) -> dict[int, ChipReading]:
     """The readings `chip_totals` counts: without a count (no calibration), not those of boxes the detector is less
     sure of than `_MIN_COUNTED_CONFIDENCE` (but for lone chips read with confidence `_LONE_CHIP_VALUE`), cut by the
-    image's border and read with less confidence than `_MIN_CUT_VALUE`, too long
-    to be a chip lying flat (`_LONGER_THAN_A_CHIP` times the frame's typical chip box) or cut by the image's border
-    to a sliver (less than `_MIN_IN_VIEW` of it across the border); `every_box` (a straight-down photo, whose counts
-    come from an implied camera): not those among all the boxes (a rack's row read as a tall stack)."""
+    image's border and read with less confidence than `_MIN_CUT_VALUE`, too long to be a chip lying flat
+    (`_LONGER_THAN_A_CHIP` times the frame's typical chip box) or cut by the image's border to a sliver (less than
+    `_MIN_IN_VIEW` of it across the border); `every_box` (a straight-down photo, whose counts come from an implied
+    camera): not those among all the boxes (a rack's row read as a tall stack)."""
     uncounted = [i for i, reading in chips.items()
                  if every_box or (reading.count_confidence == 0.0 and reading.base_mm is None)]
     unsure = {i for i in uncounted if float(detections.confidence[i]) < _MIN_COUNTED_CONFIDENCE}
