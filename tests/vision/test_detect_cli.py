@@ -174,8 +174,11 @@ def test_without_a_calibration_a_box_too_long_for_a_chip_is_not_counted() -> Non
                             class_id=np.full(8, 2))
     flat = {i: ChipReading(denominations=(100,), confidence=0.9, count_confidence=0.0) for i in range(8)}
     assert sorted(counted_chips(flat, detections, image_size=(1200, 800))) == [0, 1, 2, 3, 5]
-    assert sorted(counted_chips({i: flat[i] for i in (0, 4, 5)}, detections, image_size=(1200, 800))) == [
-        0, 4, 5]  # two boxes clear of the border tell no typical size
+    assert sorted(counted_chips({i: flat[i] for i in (0, 4, 5, 7)}, detections, image_size=(1200, 800))) == [
+        0, 4, 5, 7]  # two boxes clear of the border that disagree (a chip, a rack's row) tell no typical size ...
+    assert sorted(counted_chips({i: flat[i] for i in (0, 1, 5, 7)}, detections, image_size=(1200, 800))) == [
+        0, 1, 5]  # ... two that agree do (since session 35), one alone does not
+    assert sorted(counted_chips({i: flat[i] for i in (0, 5, 7)}, detections, image_size=(1200, 800))) == [0, 5, 7]
     counted = {i: ChipReading(denominations=(100, 100), confidence=0.9, count_confidence=0.7, base_mm=(0.0, 0.0))
                for i in range(8)}
     assert sorted(counted_chips(counted, detections, image_size=(1200, 800))) == list(range(8))

@@ -108,7 +108,9 @@ def colour_name(rgb: tuple[int, int, int]) -> str:
 # chip object (IoU >= 0.5), one over two chips boxed together (they then count 0, not 1); frames exact in every
 # colour 21 -> 22.
 _LONGER_THAN_A_CHIP = 1.3
-_MIN_TYPICAL = 3
+_MIN_TYPICAL = 2  # session 35 (was 3): photos with two or three chips in view had their slivers at the edge counted;
+_TWO_AGREE = 1.25  # two boxes tell a typical size only when this close (not a chip and a rack's row); thirteen photo
+# sets of 40 (`benchmarks/photo_labels.py --singles --rack always`) every colour exact 471 -> 474 of 520
 # Nor is a chip box cut by the image's border to less than this share of the typical chip box across that border (a
 # chip a fifth or less in view): such slivers' colours were read wrong 8 times of 13 on photo-like frames (dev seeds
 # 29900-29903, 120 frames; from 0.3 to 0.45 of a chip across, 1 of 9; more, none).
@@ -148,11 +150,12 @@ def counted_chips(chips: dict[int, ChipReading], detections: Detections, *,
                if is_cut and chips[i].confidence < _MIN_CUT_VALUE}
     sure = [i for i in uncounted if i not in unsure]
     sure_boxes = detections.xyxy[sure].astype(np.float64).reshape(-1, 4)
-    sure_clear = clear_of_border(sure_boxes, image_size)
-    if int(sure_clear.sum()) < _MIN_TYPICAL:
+    sure_longest = np.maximum(sure_boxes[:, 2] - sure_boxes[:, 0],
+                              sure_boxes[:, 3] - sure_boxes[:, 1])[clear_of_border(sure_boxes, image_size)]
+    if len(sure_longest) < _MIN_TYPICAL or (
+            len(sure_longest) == 2 and sure_longest.max() > _TWO_AGREE * sure_longest.min()):
         return {i: reading for i, reading in chips.items() if i not in unsure}
-    typical = float(np.median(np.maximum(sure_boxes[:, 2] - sure_boxes[:, 0],
-                                         sure_boxes[:, 3] - sure_boxes[:, 1])[sure_clear]))
+    typical = float(np.median(sure_longest))
     unsure -= {i for i in unsure if chips[i].confidence >= _LONE_CHIP_VALUE
                and _lone_chip_box(detections.xyxy[i], typical=typical, image_size=image_size)}
     chips = {i: reading for i, reading in chips.items() if i not in unsure}
