@@ -18,7 +18,6 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from floorman.core.chips import ChipSet
@@ -108,9 +107,11 @@ def colour_name(rgb: tuple[int, int, int]) -> str:
 # chip object (IoU >= 0.5), one over two chips boxed together (they then count 0, not 1); frames exact in every
 # colour 21 -> 22.
 _LONGER_THAN_A_CHIP = 1.3
-_MIN_TYPICAL = 2  # session 35 (was 3): photos with two or three chips in view had their slivers at the edge counted;
-_TWO_AGREE = 1.25  # two boxes tell a typical size only when this close (not a chip and a rack's row); thirteen photo
-# sets of 40 (`benchmarks/photo_labels.py --singles --rack always`) every colour exact 471 -> 474 of 520
+# Two boxes tell the typical size when they agree within _TWO_AGREE times (not a chip and a rack's row). Session 35
+# (it took three): photos with two or three chips in view had their slivers at the edge counted; thirteen photo sets
+# of 40 (`benchmarks/photo_labels.py --singles --rack always`) every colour exact 471 -> 474 of 520.
+_MIN_TYPICAL = 2
+_TWO_AGREE = 1.25
 # Nor is a chip box cut by the image's border to less than this share of the typical chip box across that border (a
 # chip a fifth or less in view): such slivers' colours were read wrong 8 times of 13 on photo-like frames (dev seeds
 # 29900-29903, 120 frames; from 0.3 to 0.45 of a chip across, 1 of 9; more, none).
@@ -142,45 +143,36 @@ def counted_chips(chips: dict[int, ChipReading], detections: Detections, *,
     (`_LONGER_THAN_A_CHIP` times the frame's typical chip box) or cut by the image's border to a sliver (less than
     `_MIN_IN_VIEW` of it across the border); `every_box` (a straight-down photo, whose counts come from an implied
     camera): not those among all the boxes (a rack's row read as a tall stack)."""
+    boxes = detections.xyxy.astype(np.float64).reshape(-1, 4)
+    sides = boxes[:, 2:] - boxes[:, :2]  # width, height
+    longest = sides.max(axis=1)
+    clear = clear_of_border(boxes, image_size)
     uncounted = [i for i, reading in chips.items()
                  if every_box or (reading.count_confidence == 0.0 and reading.base_mm is None)]
-    unsure = {i for i in uncounted if float(detections.confidence[i]) < _MIN_COUNTED_CONFIDENCE}
-    cut = ~clear_of_border(detections.xyxy[uncounted].reshape(-1, 4), image_size)
-    unsure |= {i for i, is_cut in zip(uncounted, cut.tolist(), strict=True)
-               if is_cut and chips[i].confidence < _MIN_CUT_VALUE}
-    sure = [i for i in uncounted if i not in unsure]
-    sure_boxes = detections.xyxy[sure].astype(np.float64).reshape(-1, 4)
-    sure_longest = np.maximum(sure_boxes[:, 2] - sure_boxes[:, 0],
-                              sure_boxes[:, 3] - sure_boxes[:, 1])[clear_of_border(sure_boxes, image_size)]
-    if len(sure_longest) < _MIN_TYPICAL or (
-            len(sure_longest) == 2 and sure_longest.max() > _TWO_AGREE * sure_longest.min()):
+    unsure = {i for i in uncounted if float(detections.confidence[i]) < _MIN_COUNTED_CONFIDENCE
+              or (not clear[i] and chips[i].confidence < _MIN_CUT_VALUE)}
+    typical = _typical_chip_px(longest[[i for i in uncounted if i not in unsure and clear[i]]])
+    if typical is None:
         return {i: reading for i, reading in chips.items() if i not in unsure}
-    typical = float(np.median(sure_longest))
-    unsure -= {i for i in unsure if chips[i].confidence >= _LONE_CHIP_VALUE
-               and _lone_chip_box(detections.xyxy[i], typical=typical, image_size=image_size)}
-    chips = {i: reading for i, reading in chips.items() if i not in unsure}
-    uncounted = [i for i in uncounted if i not in unsure]
-    boxes = detections.xyxy[uncounted].astype(np.float64).reshape(-1, 4)
-    longest = dict(zip(uncounted, np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]).tolist(),
-                       strict=True))
+    low, high = _LONE_CHIP_SIDES[0] * typical, _LONE_CHIP_SIDES[1] * typical
+    unsure -= {i for i in unsure if clear[i] and chips[i].confidence >= _LONE_CHIP_VALUE
+               and bool(np.all((sides[i] >= low) & (sides[i] <= high)))}
     width, height = image_size
     # across each side the border cuts, the box's extent (inf where it cuts none)
     cut_x = (boxes[:, 0] <= BORDER_PX) | (boxes[:, 2] >= width - BORDER_PX)
     cut_y = (boxes[:, 1] <= BORDER_PX) | (boxes[:, 3] >= height - BORDER_PX)
-    across_x = np.where(cut_x, boxes[:, 2] - boxes[:, 0], np.inf)
-    across_y = np.where(cut_y, boxes[:, 3] - boxes[:, 1], np.inf)
-    sliver = dict(zip(uncounted, (np.minimum(across_x, across_y) < _MIN_IN_VIEW * typical).tolist(), strict=True))
-    return {i: reading for i, reading in chips.items()
-            if i not in longest or (longest[i] <= _LONGER_THAN_A_CHIP * typical and not sliver[i])}
+    across = np.minimum(np.where(cut_x, sides[:, 0], np.inf), np.where(cut_y, sides[:, 1], np.inf))
+    left_out = unsure | {i for i in uncounted if longest[i] > _LONGER_THAN_A_CHIP * typical
+                         or across[i] < _MIN_IN_VIEW * typical}
+    return {i: reading for i, reading in chips.items() if i not in left_out}
 
 
-def _lone_chip_box(box: npt.ArrayLike, *, typical: float, image_size: tuple[int, int]) -> bool:
-    """Whether a box (x1, y1, x2, y2) has a lone chip's outline: clear of the image's border, each side within
-    `_LONE_CHIP_SIDES` of the frame's `typical` chip box."""
-    x1, y1, x2, y2 = np.asarray(box, dtype=np.float64).reshape(4).tolist()
-    low, high = _LONE_CHIP_SIDES[0] * typical, _LONE_CHIP_SIDES[1] * typical
-    return bool(clear_of_border([[x1, y1, x2, y2]], image_size)[0]) and all(
-        low <= side <= high for side in (x2 - x1, y2 - y1))
+def _typical_chip_px(longest: FloatArray) -> float | None:
+    """The frame's typical chip box, the median of the longest sides of the chip boxes clear of the image's border;
+    None from fewer than `_MIN_TYPICAL` of them, or from two that differ more than `_TWO_AGREE` times."""
+    if len(longest) < _MIN_TYPICAL or (len(longest) == 2 and longest.max() > _TWO_AGREE * longest.min()):
+        return None
+    return float(np.median(longest))
 
 
 def chip_totals(chips: dict[int, ChipReading], chipset: ChipSet) -> list[ChipTotal]:
