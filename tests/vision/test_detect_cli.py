@@ -220,8 +220,8 @@ def test_without_a_calibration_an_unsure_box_with_a_lone_chips_outline_and_colou
 
 def test_without_a_calibration_a_box_cut_by_the_border_counts_only_when_its_colours_read_surely() -> None:
     """Two chips in full view and two boxes cut by the image's right border, read at 0.25 (a rack row's end, dev seed
-    31003 photo 12) and at 0.6: the first is not counted, even where too few boxes tell a typical size; a box in full
-    view read at 0.25 still counts."""
+    31003 photo 12) and at 0.6: the first is not counted, even where one box alone tells no typical size; a box in
+    full view read at 0.25 still counts."""
     boxes = [[100, 100, 200, 200], [300, 100, 400, 200], [1140, 300, 1200, 400], [1140, 500, 1200, 600],
              [500, 100, 600, 200]]
     detections = Detections(xyxy=np.array(boxes, dtype=np.float32), confidence=np.full(5, 0.9, np.float32),
@@ -230,6 +230,7 @@ def test_without_a_calibration_a_box_cut_by_the_border_counts_only_when_its_colo
     flat = {i: ChipReading(denominations=(100,), confidence=values[i], count_confidence=0.0) for i in range(5)}
     assert sorted(counted_chips(flat, detections, image_size=(1200, 800))) == [0, 1, 3, 4]
     assert sorted(counted_chips({i: flat[i] for i in range(4)}, detections, image_size=(1200, 800))) == [0, 1, 3]
+    assert sorted(counted_chips({i: flat[i] for i in (0, 2, 3)}, detections, image_size=(1200, 800))) == [0, 3]
 
 
 def test_views_of_one_moment_are_printed_then_fused(tmp_path: Path, model: Path,
