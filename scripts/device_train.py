@@ -1,6 +1,6 @@
 """One accelerator session's detector run: render, cut, train, export, measure — in one process.
 
-    python3 scripts/device_train.py --out DIR [--count 3000] [--hours 0.09 | --budget-s 540] [--weights last.pt]
+    python3 scripts/device_train.py --out DIR [--count 3000] [--seed 1] [--hours 0.09 | --budget-s 540] [--weights last.pt]
                                     [--no-export] [--no-measure] [--device 0]
 
 Written for the device machine (`scripts/device_train.sh` sets it up): it imports the library modules it needs
@@ -55,7 +55,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, required=True, help="where the results go")
     parser.add_argument("--work", type=Path, default=ROOT / "runs" / "device", help="renders and runs")
-    parser.add_argument("--count", type=int, default=3000, help="training frames to render (seed 1)")
+    parser.add_argument("--count", type=int, default=3000, help="training frames to render")
+    parser.add_argument("--seed", type=int, default=1, help="the training render's seed (1: session 4's)")
     parser.add_argument("--test-count", type=int, default=150, help="test frames (seed 20261129)")
     parser.add_argument("--hours", type=float, default=0.08, help="training time box")
     parser.add_argument("--model", default="yolo11n.yaml", help="Ultralytics model YAML")
@@ -85,10 +86,10 @@ def main() -> int:
     workers = max(1, args.workers)
     designs = f"_designs{args.chip_designs:g}" if args.chip_designs else ""
     designs += f"_button{args.home_button:g}" if args.home_button else ""
-    render = args.work / f"render_s1_{args.count}{designs}"
+    render = args.work / f"render_s{args.seed}_{args.count}{designs}"
     with step(log, f"render {args.count} training frames"):
         if not (render / "data.yaml").is_file():
-            render_dataset(DatasetSpec(out=render, count=args.count, seed=1, workers=workers, progress=False,
+            render_dataset(DatasetSpec(out=render, count=args.count, seed=args.seed, workers=workers, progress=False,
                                        chip_designs=args.chip_designs, home_button=args.home_button))
     config = TrainConfig(data=render, levels=(320, 960), imgsz=320, model=args.model, epochs=300,
                          time_hours=args.hours, batch=args.batch, device=args.device, loader_workers=min(workers, 16),
