@@ -1,7 +1,7 @@
 """One accelerator session's detector run: render, cut, train, export, measure — in one process.
 
-    python3 scripts/device_train.py --out DIR [--count 3000] [--seed 1] [--hours 0.09 | --budget-s 540] [--weights last.pt]
-                                    [--no-export] [--no-measure] [--device 0]
+    python3 scripts/device_train.py --out DIR [--count 3000] [--seed 1] [--hours 0.09 | --budget-s 540]
+                                    [--weights last.pt] [--no-export] [--no-measure] [--device 0]
 
 Written for the device machine (`scripts/device_train.sh` sets it up): it imports the library modules it needs
 directly, not `floorman.cli`, whose other commands need packages that machine lacks (pyzmq, PyAV). Runs the
