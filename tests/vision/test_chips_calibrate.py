@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from pathlib import Path
 
 import cv2
@@ -9,7 +10,14 @@ import pytest
 
 from floorman.core.chips import ChipSet, parse_hex_colour
 from floorman.vision.chips import ChipRecogniser
-from floorman.vision.chips_calibrate import ChipCalibrationError, calibrated_chipset, chip_tops, learn_colours
+from floorman.vision.chips_calibrate import (
+    ChipCalibrationError,
+    LearnedColour,
+    _without_collisions,
+    calibrated_chipset,
+    chip_tops,
+    learn_colours,
+)
 from floorman.vision.chips_colour import nominal_bgr
 from floorman.vision.cli import register
 from tests.vision.test_chips import CHIPSET, VALUES, render_chips, tilted_camera
@@ -56,6 +64,44 @@ def test_calibrated_chipset_reads_the_club_frames() -> None:
     assert [recogniser.read(image, box).top for box in boxes] == list(VALUES)
 
 
+def test_spot_counts_are_learned_where_the_rims_show_them() -> None:
+    """Another club's spot counts: a plain white 25, an 8-spot green 500 and a 4-spot black 1000 (ours: 6, 6, 8)."""
+    club = ChipSet.from_yaml(CLUB.model_dump_json().replace('"edge_spots":6', '"edge_spots":0', 1))
+    denominations = [d.model_copy(update={"edge_spots": {500: 8, 1000: 4}.get(d.value, d.edge_spots)})
+                     for d in club.denominations]
+    club = club.model_copy(update={"denominations": tuple(denominations)})
+    assert [d.edge_spots for d in club.denominations] == [0, 6, 8, 4, 8]
+    frames = [club_frame(seed, club) for seed in (93211, 93212)]
+    learned = {item.value: item for item in learn_colours(chip_tops(frames, radius_mm=19.5), CLUB)}
+    assert {value: item.spots for value, item in learned.items()} == {25: None, 100: 6, 500: 8, 1000: 4, 5000: 8}
+    result = calibrated_chipset(CLUB, list(learned.values()))
+    assert [d.edge_spots for d in result.denominations] == [6, 6, 8, 4, 8]  # the plain 25 keeps the set's count
+    recogniser = ChipRecogniser(result)
+    for image, boxes in frames:
+        assert [recogniser.read(image, box).top for box in boxes] == list(VALUES)
+
+
+def test_two_kinds_of_chip_that_fit_one_denomination_are_given_two() -> None:
+    """Fresh seed 37997's second club: its black chips with green spots fit our green 500 better than our black 1000;
+    chip by chip both kinds went to the 500, then the green ones to the 1000. One to one, each gets its own."""
+    club = ChipSet.from_yaml("""
+name: swap
+denominations:
+  - {value: 25, colour: "#d8dfcf", edge_colour: "#1e783c", edge_spots: 0}
+  - {value: 100, colour: "#c02e4a", edge_colour: "#fafaf6", edge_spots: 8}
+  - {value: 500, colour: "#1a8834", edge_colour: "#f4f4f0", edge_spots: 8}
+  - {value: 1000, colour: "#252528", edge_colour: "#1e783c", edge_spots: 4}
+  - {value: 5000, colour: "#1e3f98", edge_colour: "#f4f4f0", edge_spots: 6}
+""")
+    image, boxes = club_frame(93225, club)
+    result = calibrated_chipset(CHIPSET, learn_colours(chip_tops([(image, boxes)], radius_mm=19.5), CHIPSET))
+    green, black = parse_hex_colour(result.by_value(500).colour), parse_hex_colour(result.by_value(1000).colour)
+    assert green[1] > green[0] + 60 and max(black) < 60, (green, black)
+    assert (result.by_value(500).edge_spots, result.by_value(1000).edge_spots) == (8, 4)
+    recogniser = ChipRecogniser(result)
+    assert [recogniser.read(image, box).top for box in boxes] == list(VALUES)
+
+
 def test_too_few_chips_is_an_error() -> None:
     image, boxes = club_frame(93203)
     with pytest.raises(ChipCalibrationError, match="expected at least 5 chips"):
@@ -71,11 +117,11 @@ def test_values_restrict_what_is_learned() -> None:
     assert result.by_value(25).colour != CHIPSET.by_value(25).colour
 
 
-def test_cli_writes_a_chipset(tmp_path: Path) -> None:
-    image, boxes = club_frame(93205)
+def calibrate_cli(tmp_path: Path, image: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> ChipSet:
+    """`floorman chips calibrate` on one frame, with a constant 'detector' returning `boxes` as chips (model input =
+    the frame's long side, whole frames); the chip set it wrote."""
     height, width = image.shape[:2]
     size = max(width, height)
-    # A constant 'detector' returning the five chip boxes (model input = the frame's long side, whole frames).
     top = (size - height) / 2
     rows = [((x1 + x2) / 2, (y1 + y2) / 2 + top, x2 - x1, y2 - y1, 2, 0.9) for x1, y1, x2, y2 in boxes]
     model = constant_model(tmp_path / "m.onnx", yolo_output(rows, anchors=8), imgsz=size)
@@ -87,10 +133,24 @@ def test_cli_writes_a_chipset(tmp_path: Path) -> None:
     args = parser.parse_args(["chips", "calibrate", "--frames", str(frame), "--model", str(model), "--out",
                               str(out)])
     assert args.handler(args) == 0
-    learned = ChipSet.load(out)
+    return ChipSet.load(out)
+
+
+def test_cli_writes_a_chipset(tmp_path: Path) -> None:
+    learned = calibrate_cli(tmp_path, *club_frame(93205))
     assert learned.values == CHIPSET.values
     red = parse_hex_colour(learned.by_value(100).colour)
     assert red[0] > red[1] + 40 and red[0] > red[2] + 40  # the red chip is still red
+
+
+def test_cli_names_the_denominations_it_did_not_learn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rendered = render_chips([(25,), (25,), (100,), (500,), (1000,)], camera=tilted_camera(tilt_deg=0.0, hfov=25.0),
+                            seed=93208)
+    learned = calibrate_cli(tmp_path, rendered.image, [o.box for o in sorted(rendered.chips, key=lambda o: o.id)])
+    assert learned.by_value(5000) == CHIPSET.by_value(5000)
+    out = capsys.readouterr().out
+    assert f"{CHIPSET.by_value(5000).label:>6}: not learned, kept body {CHIPSET.by_value(5000).colour}" in out
+    assert f"{CHIPSET.by_value(25).label:>6}: 2 chips" in out
 
 
 def test_cli_refuses_unknown_values(tmp_path: Path) -> None:
@@ -125,3 +185,28 @@ def test_frames_under_different_lights_are_learned_together() -> None:
     learned = {item.value: item for item in learn_colours(chip_tops(frames, radius_mm=19.5), CHIPSET)}
     assert sorted(learned) == list(VALUES)
     assert all(item.chips == 2 and item.nearest == value for value, item in learned.items())
+
+
+def learned(value: int, body: tuple[float, float, float], spot: tuple[float, float, float], chips: int,
+            error: float = 0.01) -> LearnedColour:
+    return LearnedColour(value=value, body=np.asarray(body, dtype=np.float64), spot=np.asarray(spot, dtype=np.float64),
+                         chips=chips, error=error, nearest=value)
+
+
+def test_a_denomination_learned_with_anothers_colours_keeps_its_own(caplog: pytest.LogCaptureFixture) -> None:
+    """Fresh seed 37995's third club: a plain white 25 misread as the (absent) blue 5000 made the 5000 learn white,
+    and blue chips then read wrong. Of two denominations learned alike, the one with fewer chips is not learned."""
+    white = learned(25, (209, 210, 204), (196, 196, 189), chips=2)
+    black = learned(1000, (21, 20, 20), (176, 185, 184), chips=5)
+    white_as_blue = learned(5000, (193, 192, 187), (206, 205, 199), chips=1)
+    with caplog.at_level(logging.WARNING):
+        kept = _without_collisions([white, black, white_as_blue])
+    assert [item.value for item in kept] == [25, 1000]
+    assert "read as 5000 have the colours learned for 25" in caplog.text
+    result = calibrated_chipset(CHIPSET, kept)
+    assert result.by_value(5000) == CHIPSET.by_value(5000)
+    # Alike on the spots only (white spots on both) is no collision; the fewer chips lose a tie on both colours.
+    dark_green = learned(500, (65, 107, 43), (173, 184, 178), chips=4)
+    assert len(_without_collisions([black, dark_green])) == 2
+    twin = learned(100, (25, 22, 21), (180, 186, 180), chips=5, error=0.02)
+    assert [item.value for item in _without_collisions([twin, black])] == [1000]

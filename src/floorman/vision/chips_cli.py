@@ -20,7 +20,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "calibrate", help="learn a club's chip colours from a few frames",
         description="Detect the chips in the frames, cluster their top-face colours (one cluster per denomination "
         "to learn) and give each cluster the denomination whose colours it matches best under one light; write "
-        "the chip set with the observed colours. Frames showing single chips of every denomination work best.")
+        "the chip set with the observed colours, and the spot counts their rims show clearly. Frames showing single "
+        "chips of every denomination work best.")
     parser.add_argument("--frames", nargs="+", required=True, type=Path, help="images from the table camera")
     parser.add_argument("--chipset", type=Path, help="chip set YAML to start from (default: the shipped set)")
     parser.add_argument("--values", nargs="+", type=int, help="only these denominations are in the frames "
@@ -59,7 +60,11 @@ def run_calibrate(args: argparse.Namespace) -> int:
         doubt = "" if item.nearest == item.value else (
             f"  WARNING: looks most like {item.nearest}; if not every denomination is in the frames, "
             "name those that are with --values")
-        sys.stdout.write(f"  {d.label:>6}: {item.chips} chips, body {d.colour}, spots {d.edge_colour}, "
-                         f"fit error {item.error:.3f}{doubt}\n")
+        counted = "" if item.spots is None else " (counted)"
+        sys.stdout.write(f"  {d.label:>6}: {item.chips} chips, body {d.colour}, spots {d.edge_colour} x{d.edge_spots}"
+                         f"{counted}, fit error {item.error:.3f}{doubt}\n")
+    for value in sorted(set(args.values or chipset.values) - {item.value for item in learned}):
+        d = result.by_value(value)
+        sys.stdout.write(f"  {d.label:>6}: not learned, kept body {d.colour}, spots {d.edge_colour} x{d.edge_spots}\n")
     sys.stdout.write(f"chip set written to {args.out}\n")
     return 0

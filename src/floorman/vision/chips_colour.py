@@ -61,6 +61,7 @@ _MAX_GLARE = 40.0  # grey offset from specular light, 8-bit levels
 _LIGHT_PRIOR = 0.2  # weight of the frame's light on a chip's (relative squared error per squared log gain)
 _WHITE_SHARE = 0.02  # the frame's brightest pixels taken for white (measured: 1 % and 5 % did worse)
 _WHITE = np.array([240.0, 244.0, 244.0])  # what white print looks like under neutral light
+WHITE_LEVEL = float(_WHITE.mean())  # its level: a frame whose `scene_white` is this is exposed as white print
 _SATURATED = 250  # pixels this bright in any channel are clipped: their colour is not the light's
 _LIGHT_SAMPLES = 100_000  # the frame is looked at on a grid of about this many pixels
 _MIN_WHITE = 20  # fewer bright pixels than this tell no light
