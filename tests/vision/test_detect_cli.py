@@ -233,6 +233,18 @@ def test_without_a_calibration_a_box_cut_by_the_border_counts_only_when_its_colo
     assert sorted(counted_chips({i: flat[i] for i in (0, 2, 3)}, detections, image_size=(1200, 800))) == [0, 3]
 
 
+def test_without_a_calibration_a_box_in_a_corner_counts_only_when_its_colours_read_surer() -> None:
+    """A rack's corner in the photo's corner read as a white chip at 0.35-0.45 (dev seeds 31004 photo 37, 32001 photo
+    22, 34102 photo 32): a box cut by two borders counts from 0.5, one cut by a single border still from 0.3."""
+    boxes = [[100, 100, 200, 200], [300, 100, 400, 200], [1140, 740, 1200, 800], [1140, 0, 1200, 60],
+             [1140, 300, 1200, 400]]
+    detections = Detections(xyxy=np.array(boxes, dtype=np.float32), confidence=np.full(5, 0.9, np.float32),
+                            class_id=np.full(5, 2))
+    values = [0.9, 0.9, 0.45, 0.7, 0.45]
+    flat = {i: ChipReading(denominations=(25,), confidence=values[i], count_confidence=0.0) for i in range(5)}
+    assert sorted(counted_chips(flat, detections, image_size=(1200, 800))) == [0, 1, 3, 4]
+
+
 def test_views_of_one_moment_are_printed_then_fused(tmp_path: Path, model: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     images = write_images(tmp_path / "images", 2)

@@ -133,34 +133,41 @@ _LONE_CHIP_VALUE = 0.45
 # end of a rack's row, a card's corner): on eleven dev photo sets (440 photos) every colour exact 390 -> 396 with the
 # photo detector of session 35, 380 -> 385 with session 28's; fresh seeds 35301 / 35302 39 -> 38, 36 -> 37 of 40.
 _MIN_CUT_VALUE = 0.3
+# ... or, for a box cut by two borders (in the photo's corner, where a chip shows a quarter of its rim at most), than
+# this: the corner of a chip rack, its chips on edge, was counted as a white chip (read 0.35-0.45) in three photos of
+# 520 (thirteen dev photo sets of `benchmarks/photo_labels.py --singles --rack always`), where the one chip box in a
+# corner that was a chip read 0.70; every colour exact 482 -> 485 with the photo detector `h200_36`.
+_MIN_CORNER_VALUE = 0.5
 
 
 def counted_chips(chips: dict[int, ChipReading], detections: Detections, *,
                   image_size: tuple[int, int], every_box: bool = False) -> dict[int, ChipReading]:
     """The readings `chip_totals` counts: without a count (no calibration), not those of boxes the detector is less
     sure of than `_MIN_COUNTED_CONFIDENCE` (but for lone chips read with confidence `_LONE_CHIP_VALUE`), cut by the
-    image's border and read with less confidence than `_MIN_CUT_VALUE`, too long to be a chip lying flat
-    (`_LONGER_THAN_A_CHIP` times the frame's typical chip box) or cut by the image's border to a sliver (less than
-    `_MIN_IN_VIEW` of it across the border); `every_box` (a straight-down photo, whose counts come from an implied
-    camera): not those among all the boxes (a rack's row read as a tall stack)."""
+    image's border and read with less confidence than `_MIN_CUT_VALUE` (`_MIN_CORNER_VALUE` in a corner), too long
+    to be a chip lying flat (`_LONGER_THAN_A_CHIP` times the frame's typical chip box) or cut by the image's border
+    to a sliver (less than `_MIN_IN_VIEW` of it across the border); `every_box` (a straight-down photo, whose counts
+    come from an implied camera): not those among all the boxes (a rack's row read as a tall stack)."""
     boxes = detections.xyxy.astype(np.float64).reshape(-1, 4)
     sides = boxes[:, 2:] - boxes[:, :2]  # width, height
     longest = sides.max(axis=1)
     clear = clear_of_border(boxes, image_size)
     uncounted = [i for i, reading in chips.items()
                  if every_box or (reading.count_confidence == 0.0 and reading.base_mm is None)]
+    width, height = image_size
+    # which of the image's borders each box is cut by, across and along
+    cut_x = (boxes[:, 0] <= BORDER_PX) | (boxes[:, 2] >= width - BORDER_PX)
+    cut_y = (boxes[:, 1] <= BORDER_PX) | (boxes[:, 3] >= height - BORDER_PX)
     unsure = {i for i in uncounted if float(detections.confidence[i]) < _MIN_COUNTED_CONFIDENCE
-              or (not clear[i] and chips[i].confidence < _MIN_CUT_VALUE)}
+              or (not clear[i] and chips[i].confidence < _MIN_CUT_VALUE)
+              or (cut_x[i] and cut_y[i] and chips[i].confidence < _MIN_CORNER_VALUE)}
     typical = _typical_chip_px(longest[[i for i in uncounted if i not in unsure and clear[i]]])
     if typical is None:
         return {i: reading for i, reading in chips.items() if i not in unsure}
     low, high = _LONE_CHIP_SIDES[0] * typical, _LONE_CHIP_SIDES[1] * typical
     unsure -= {i for i in unsure if clear[i] and chips[i].confidence >= _LONE_CHIP_VALUE
                and bool(np.all((sides[i] >= low) & (sides[i] <= high)))}
-    width, height = image_size
     # across each side the border cuts, the box's extent (inf where it cuts none)
-    cut_x = (boxes[:, 0] <= BORDER_PX) | (boxes[:, 2] >= width - BORDER_PX)
-    cut_y = (boxes[:, 1] <= BORDER_PX) | (boxes[:, 3] >= height - BORDER_PX)
     across = np.minimum(np.where(cut_x, sides[:, 0], np.inf), np.where(cut_y, sides[:, 1], np.inf))
     left_out = unsure | {i for i in uncounted if longest[i] > _LONGER_THAN_A_CHIP * typical
                          or across[i] < _MIN_IN_VIEW * typical}
