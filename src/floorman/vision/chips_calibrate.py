@@ -42,7 +42,9 @@ _MAX_ELONGATION = 1.15
 # as one: a chip misread as a denomination absent from the frames took its colours (fresh seed 37995, another
 # club's plain white chip read as the blue 5000 with the shipped colours; the 5000 learned white, 22 of 81 tops
 # then read wrong). Measured on 21 clubs (`benchmarks/chips_clubs.py`'s, seeds 27995, 35995, 37995, 37001-37004,
-# 4 frames each): the learned denominations' bodies lie 51 or more apart, the colliding pair's 29 (spots 16).
+# 4 frames each): the learned denominations' bodies lay 51 or more apart, the colliding pair's 29 (spots 16); with
+# the exposure taken back to white print's and the clusters given one to one (below), 60 or more apart, and none
+# collides: the rule is a safety net.
 _SAME_COLOURS = 40.0
 # The tops are taken back to neutral light (`chip_tops`), so each chip's own light is drawn towards neutral as the
 # reader draws it towards the frame's (`match_top(light=...)`); left free, another club's red chips with 8 yellow
