@@ -23,16 +23,18 @@ from floorman.vision.cli import register
 from tests.vision.test_chips import CHIPSET, VALUES, render_chips, tilted_camera
 from tests.vision.test_detector import constant_model, yolo_output
 
+
+def club_chipset(name: str, rows: list[tuple[int, str, str, int]]) -> ChipSet:
+    """A chip set of (value, body colour, spot colour, spots) rows."""
+    return ChipSet.from_yaml(f"name: {name}\ndenominations:\n" + "".join(
+        f'  - {{value: {v}, colour: "{body}", edge_colour: "{spot}", edge_spots: {spots}}}\n'
+        for v, body, spot, spots in rows))
+
+
 # A club whose chips differ from the shipped colours: every body colour shifted, seen under a warm light.
-CLUB = ChipSet.from_yaml("""
-name: club
-denominations:
-  - {value: 25, colour: "#d8d0c0", edge_colour: "#3050a0", edge_spots: 6}
-  - {value: 100, colour: "#a83040", edge_colour: "#f0f0e8", edge_spots: 6}
-  - {value: 500, colour: "#2f7040", edge_colour: "#f0f0e8", edge_spots: 6}
-  - {value: 1000, colour: "#303034", edge_colour: "#f0f0e8", edge_spots: 8}
-  - {value: 5000, colour: "#4050a0", edge_colour: "#f0f0e8", edge_spots: 8}
-""")
+CLUB_ROWS = [(25, "#d8d0c0", "#3050a0", 6), (100, "#a83040", "#f0f0e8", 6), (500, "#2f7040", "#f0f0e8", 6),
+             (1000, "#303034", "#f0f0e8", 8), (5000, "#4050a0", "#f0f0e8", 8)]
+CLUB = club_chipset("club", CLUB_ROWS)
 
 
 def club_frame(seed: int, chipset: ChipSet = CHIPSET) -> tuple[np.ndarray, list[tuple[float, float, float, float]]]:
@@ -66,10 +68,8 @@ def test_calibrated_chipset_reads_the_club_frames() -> None:
 
 def test_spot_counts_are_learned_where_the_rims_show_them() -> None:
     """Another club's spot counts: a plain white 25, an 8-spot green 500 and a 4-spot black 1000 (ours: 6, 6, 8)."""
-    club = ChipSet.from_yaml(CLUB.model_dump_json().replace('"edge_spots":6', '"edge_spots":0', 1))
-    denominations = [d.model_copy(update={"edge_spots": {500: 8, 1000: 4}.get(d.value, d.edge_spots)})
-                     for d in club.denominations]
-    club = club.model_copy(update={"denominations": tuple(denominations)})
+    spots = {25: 0, 500: 8, 1000: 4}
+    club = club_chipset("spots", [(v, body, spot, spots.get(v, n)) for v, body, spot, n in CLUB_ROWS])
     assert [d.edge_spots for d in club.denominations] == [0, 6, 8, 4, 8]
     frames = [club_frame(seed, club) for seed in (93211, 93212)]
     learned = {item.value: item for item in learn_colours(chip_tops(frames, radius_mm=19.5), CLUB)}
@@ -84,15 +84,9 @@ def test_spot_counts_are_learned_where_the_rims_show_them() -> None:
 def test_two_kinds_of_chip_that_fit_one_denomination_are_given_two() -> None:
     """Fresh seed 37997's second club: its black chips with green spots fit our green 500 better than our black 1000;
     chip by chip both kinds went to the 500, then the green ones to the 1000. One to one, each gets its own."""
-    club = ChipSet.from_yaml("""
-name: swap
-denominations:
-  - {value: 25, colour: "#d8dfcf", edge_colour: "#1e783c", edge_spots: 0}
-  - {value: 100, colour: "#c02e4a", edge_colour: "#fafaf6", edge_spots: 8}
-  - {value: 500, colour: "#1a8834", edge_colour: "#f4f4f0", edge_spots: 8}
-  - {value: 1000, colour: "#252528", edge_colour: "#1e783c", edge_spots: 4}
-  - {value: 5000, colour: "#1e3f98", edge_colour: "#f4f4f0", edge_spots: 6}
-""")
+    club = club_chipset("swap", [(25, "#d8dfcf", "#1e783c", 0), (100, "#c02e4a", "#fafaf6", 8),
+                                 (500, "#1a8834", "#f4f4f0", 8), (1000, "#252528", "#1e783c", 4),
+                                 (5000, "#1e3f98", "#f4f4f0", 6)])
     image, boxes = club_frame(93225, club)
     result = calibrated_chipset(CHIPSET, learn_colours(chip_tops([(image, boxes)], radius_mm=19.5), CHIPSET))
     green, black = parse_hex_colour(result.by_value(500).colour), parse_hex_colour(result.by_value(1000).colour)
