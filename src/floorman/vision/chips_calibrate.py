@@ -141,11 +141,7 @@ def _one_to_one(tops: Sequence[TopColours], labels: Sequence[int], chipset: Chip
     values = sorted(set(labels))
     costs = []
     for value in values:
-        members = [top for top, label in zip(tops, labels, strict=True) if label == value]
-        body = np.median(np.stack([m.body for m in members]), axis=0)
-        spot = np.median(np.stack([m.spot for m in members]), axis=0)
-        summary = TopColours(body=body, spot=spot, mean=(1.0 - SPOT_SHARE) * body + SPOT_SHARE * spot, spot_power={},
-                             samples=len(members))
+        summary = _summary([top for top, label in zip(tops, labels, strict=True) if label == value])
         errors = match_top(summary, chipset, light=_NEUTRAL_LIGHT, white=WHITE_LEVEL).errors
         costs.append([errors[d.value] for d in chipset.denominations])
     table = np.asarray(costs)
@@ -184,15 +180,20 @@ def _medians(tops: Sequence[TopColours], labels: Sequence[int], chipset: ChipSet
         members = [top for top, label in zip(tops, labels, strict=True) if label == denomination.value]
         if not members:
             continue
-        body = np.median(np.stack([m.body for m in members]), axis=0)
-        spot = np.median(np.stack([m.spot for m in members]), axis=0)
-        mean = (1.0 - SPOT_SHARE) * body + SPOT_SHARE * spot
-        summary = TopColours(body=body, spot=spot, mean=mean, spot_power={}, samples=len(members))
+        summary = _summary(members)
         match = match_top(summary, chipset, light=_NEUTRAL_LIGHT, white=WHITE_LEVEL)
-        result.append(LearnedColour(value=denomination.value, body=body, spot=spot, chips=len(members),
+        result.append(LearnedColour(value=denomination.value, body=summary.body, spot=summary.spot, chips=len(members),
                                     error=match.errors[denomination.value], nearest=match.value,
                                     spots=_spot_count(members)))
     return result
+
+
+def _summary(members: Sequence[TopColours]) -> TopColours:
+    """One cluster's chips as one top: their median body and spot colours, no spot evidence."""
+    body = np.median(np.stack([m.body for m in members]), axis=0)
+    spot = np.median(np.stack([m.spot for m in members]), axis=0)
+    return TopColours(body=body, spot=spot, mean=(1.0 - SPOT_SHARE) * body + SPOT_SHARE * spot, spot_power={},
+                      samples=len(members))
 
 
 def _spot_count(members: Sequence[TopColours]) -> int | None:
