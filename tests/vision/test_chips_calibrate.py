@@ -96,6 +96,18 @@ def test_two_kinds_of_chip_that_fit_one_denomination_are_given_two() -> None:
     assert [recogniser.read(image, box).top for box in boxes] == list(VALUES)
 
 
+def test_a_large_set_learns_the_denominations_the_frames_show() -> None:
+    """A tournament set of twelve denominations, frames showing five of them (one chip each, three frames): the five
+    learn from their own chips, one to one among twelve, and no other one is learned."""
+    extra = [(1, "#604020", "#f0f0e8", 6), (2, "#40c0c0", "#f0f0e8", 6), (3, "#c0c040", "#202020", 8),
+             (5, "#f0c0d0", "#202080", 6), (25000, "#e0a020", "#202020", 6), (100000, "#a040a0", "#f0f0e8", 8),
+             (1000000, "#808080", "#f0f0e8", 4)]
+    large = club_chipset("large", CLUB_ROWS + extra)
+    frames = [club_frame(seed, CLUB) for seed in (93231, 93232, 93233)]
+    learned = learn_colours(chip_tops(frames, radius_mm=19.5), large)
+    assert sorted((item.value, item.chips) for item in learned) == [(v, 3) for v in VALUES]
+
+
 def test_too_few_chips_is_an_error() -> None:
     image, boxes = club_frame(93203)
     with pytest.raises(ChipCalibrationError, match="expected at least 5 chips"):
