@@ -218,16 +218,23 @@ def test_without_a_calibration_an_unsure_box_with_a_lone_chips_outline_and_colou
         assert (3 in counted_chips(flat, detections, image_size=(1200, 800))) is counts, name
 
 
+def sure_boxes_read(boxes: list[list[int]], values: list[float], denomination: int,
+                    ) -> tuple[Detections, dict[int, ChipReading]]:
+    """Chip boxes the detector is sure of (0.9), each read as one chip of `denomination` with its value confidence
+    (no count: no calibration)."""
+    detections = Detections(xyxy=np.array(boxes, dtype=np.float32), confidence=np.full(len(boxes), 0.9, np.float32),
+                            class_id=np.full(len(boxes), 2))
+    return detections, {i: ChipReading(denominations=(denomination,), confidence=value, count_confidence=0.0)
+                        for i, value in enumerate(values)}
+
+
 def test_without_a_calibration_a_box_cut_by_the_border_counts_only_when_its_colours_read_surely() -> None:
     """Two chips in full view and two boxes cut by the image's right border, read at 0.25 (a rack row's end, dev seed
     31003 photo 12) and at 0.6: the first is not counted, even where one box alone tells no typical size; a box in
     full view read at 0.25 still counts."""
     boxes = [[100, 100, 200, 200], [300, 100, 400, 200], [1140, 300, 1200, 400], [1140, 500, 1200, 600],
              [500, 100, 600, 200]]
-    detections = Detections(xyxy=np.array(boxes, dtype=np.float32), confidence=np.full(5, 0.9, np.float32),
-                            class_id=np.full(5, 2))
-    values = [0.9, 0.25, 0.25, 0.6, 0.9]
-    flat = {i: ChipReading(denominations=(100,), confidence=values[i], count_confidence=0.0) for i in range(5)}
+    detections, flat = sure_boxes_read(boxes, [0.9, 0.25, 0.25, 0.6, 0.9], 100)
     assert sorted(counted_chips(flat, detections, image_size=(1200, 800))) == [0, 1, 3, 4]
     assert sorted(counted_chips({i: flat[i] for i in range(4)}, detections, image_size=(1200, 800))) == [0, 1, 3]
     assert sorted(counted_chips({i: flat[i] for i in (0, 2, 3)}, detections, image_size=(1200, 800))) == [0, 3]
@@ -238,10 +245,7 @@ def test_without_a_calibration_a_box_in_a_corner_counts_only_when_its_colours_re
     22, 34102 photo 32): a box cut by two borders counts from 0.5, one cut by a single border still from 0.3."""
     boxes = [[100, 100, 200, 200], [300, 100, 400, 200], [1140, 740, 1200, 800], [1140, 0, 1200, 60],
              [1140, 300, 1200, 400]]
-    detections = Detections(xyxy=np.array(boxes, dtype=np.float32), confidence=np.full(5, 0.9, np.float32),
-                            class_id=np.full(5, 2))
-    values = [0.9, 0.9, 0.45, 0.7, 0.45]
-    flat = {i: ChipReading(denominations=(25,), confidence=values[i], count_confidence=0.0) for i in range(5)}
+    detections, flat = sure_boxes_read(boxes, [0.9, 0.9, 0.45, 0.7, 0.45], 25)
     assert sorted(counted_chips(flat, detections, image_size=(1200, 800))) == [0, 1, 3, 4]
 
 

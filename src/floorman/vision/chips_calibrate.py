@@ -169,7 +169,8 @@ def _without_collisions(learned: Sequence[LearnedColour]) -> list[LearnedColour]
         else:
             logger.warning("the %d chip(s) read as %d have the colours learned for %d (%d chips): %d's colours are "
                            "not learned", item.chips, item.value, twin.value, twin.chips, item.value)
-    return [item for item in learned if any(item is other for other in kept)]
+    kept_values = {item.value for item in kept}
+    return [item for item in learned if item.value in kept_values]
 
 
 def _medians(tops: Sequence[TopColours], labels: Sequence[int], chipset: ChipSet) -> list[LearnedColour]:
