@@ -217,6 +217,12 @@ def score_stacks(tally: Tally, key: str, pairs: list[tuple[ObjectTruth, Read]], 
         if sure:
             tally.add(f"{key} stack exact, count and values >= {ACCUSED}", predicted == truth.chips)
         if exact:
+            kind = "one denomination" if len(set(truth.chips)) == 1 else "mixed"
+            tally.add(f"{key} stack exact when counted right, {kind}", predicted == truth.chips)
+            for lo, hi in PX_BINS if px >= 0 else ():
+                if lo <= px < hi:
+                    tally.add(f"{key} stack exact when counted right, {lo:.1f}-{hi:.1f} px/chip",
+                              predicted == truth.chips)
             for a, b in zip(predicted, truth.chips, strict=True):
                 tally.add(f"{key} chip denomination", a == b)
 

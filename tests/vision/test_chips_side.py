@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from floorman.vision.chips import ChipRecogniser, _lower_chip, spot_aliases, swapped_colours
+from floorman.vision.chips import ChipRecogniser
+from floorman.vision.chips_side import emission_log, read_side, spot_aliases, swapped_colours
 from floorman.vision.chips_geometry import BOX_SIGMA_PX
 from tests.vision.test_chips import CHIPSET, VALUES, exact_table_camera, render_chips, tilted_camera
 
@@ -19,22 +20,63 @@ def test_the_denominations_whose_body_has_the_colour_of_the_tops_spots() -> None
     assert spot_aliases(CHIPSET, 25) == [BLUE]  # white with blue spots
 
 
-def votes(**shares: int) -> np.ndarray:
-    counts = np.zeros(5)
-    for name, n in shares.items():
-        counts[{"white": WHITE, "red": RED, "green": GREEN, "black": BLACK, "blue": BLUE}[name]] = n
-    return counts
+LETTERS = {"W": WHITE, "R": RED, "G": GREEN, "K": BLACK, "B": BLUE}
 
 
-@pytest.mark.parametrize(("counts", "expected"), [
-    (votes(white=10), RED),  # all spots: a red chip seen where its spots are
-    (votes(white=6, red=4), RED),
-    (votes(white=3, green=7), GREEN),  # a green chip (its own spots white too) under the red top
-    (votes(red=7, green=3), RED),  # not most votes
-    (votes(white=8, green=2), RED),  # most of the votes left, but too few of all
-])
-def test_a_lower_chip_changes_denomination_only_on_its_body_colour(counts: np.ndarray, expected: int) -> None:
-    assert _lower_chip(counts, top=RED, spots=spot_aliases(CHIPSET, 100)) == expected
+def side(*chips: str) -> tuple[np.ndarray, np.ndarray]:
+    """Side-sample labels, one string per chip bottom first, one letter per line ('.' outside the image)."""
+    labels = np.array([[LETTERS.get(c, 0) for c in chip] for chip in chips], dtype=np.int64)
+    valid = np.array([[c != "." for c in chip] for chip in chips])
+    return labels, valid
+
+
+def read(*chips: str, top: int = RED, px: float = 2.2, previous: list[int] | None = None) -> tuple[str, float]:
+    labels, valid = side(*chips)
+    reading = read_side(labels, valid, emission_log(CHIPSET, px_per_chip=px), top=top, previous=previous, hold=2.0)
+    return "".join("WRGKB"[i] for i in reading.chips), min(reading.posterior)
+
+
+def test_the_lightest_body_and_the_spots_colour_take_most_of_a_chips_samples() -> None:
+    table = np.exp(emission_log(CHIPSET, px_per_chip=2.0))
+    assert table.sum(axis=1) == pytest.approx(np.ones(5))
+    assert table[GREEN, WHITE] > 0.5 > table[GREEN, GREEN] > 10 * table[GREEN, BLACK]
+    assert table[WHITE, WHITE] > table[WHITE, BLUE] > table[WHITE, RED]  # a white chip's blue spots
+    assert np.exp(emission_log(CHIPSET, px_per_chip=5.0))[GREEN, GREEN] > table[GREEN, GREEN]
+
+
+def test_a_side_of_spots_and_greys_is_the_tops_value_sure_only_where_its_colour_shows() -> None:
+    chips, sure = read("WWWWW", "WRWWW", "WWWWW", "WWRWW")
+    assert chips == "RRRR"
+    assert sure < 0.8  # white chips would show the same: the top's value is the better guess, not a sure one
+    chips, sure = read("WRWWR", "RWWRW", "WWRWR", "RRWWW")
+    assert chips == "RRRR"
+    assert sure >= 0.8
+
+
+def test_a_run_of_another_colour_is_read_though_no_chip_shows_it_on_most_samples() -> None:
+    chips, _ = read("WGWWW", "WWGWG", "GWWWW", "WWGWW", "WRWWW", "WWRWW")
+    assert chips == "GGGGRR"
+
+
+def test_one_stray_sample_does_not_turn_a_chip() -> None:
+    assert read("WRWWR", "RWKRW", "WWRWR", "RRWWW")[0] == "RRRR"
+    assert read("WWWWW", "WWKWW", "WWWWW", "WWWWW")[0] == "RRRR"
+
+
+def test_a_chip_seen_on_no_sample_follows_its_neighbours() -> None:
+    assert read("WGWGW", ".....", "GWGWW", top=GREEN)[0] == "GGG"
+
+
+def test_a_stacks_last_reading_holds_against_weak_evidence() -> None:
+    weak = ("WKWWW", "WWKWW", "WWWWW")  # two black samples over three chips under a red top
+    assert read(*weak)[0] == "RRR"
+    assert read(*weak, previous=[BLACK, BLACK, BLACK])[0] == "KKK"
+    assert read("KKWKK", "KKKWK", "KWKKK", previous=[RED, RED, RED])[0] == "KKK"  # strong evidence wins
+
+
+def test_a_split_the_samples_leave_in_doubt_is_not_sure() -> None:
+    chips, sure = read("WGWWW", "WWWWW", "WWWWW")
+    assert sure < 0.8
 
 
 def test_a_one_colour_stack_whose_side_shows_is_read_as_one_colour() -> None:

@@ -34,16 +34,23 @@
   is looked for where a box may hold it (`box_discs`: inscribed, in its corners, away from the image's centre,
   out past the image's border) and the best match wins too.
 - The chips below (colour): where the side shows at least _MIN_SIDE_PX pixels per chip, it is sampled at each
-  chip's mid-height on a few vertical lines and a chip takes another denomination than the top one when most
-  samples agree on it (under the light found on the top), samples of the top's edge-spot colour not counting
-  against it (a red chip's white spots are no white chip); thinner sides are not read and the stack is taken
-  to be of the top chip's value (measured: reading 1-px sides did worse than that assumption). So mixed stacks
+  chip's mid-height on a few vertical lines, each sample labelled with the nearest body colour under the light found
+  on the top, and the chips are read as runs (`chips_side`: the most likely sequence of denominations given how
+  often a chip's samples show its own colour, its spots' colour and the lightest body, a cost per change, the top's
+  value fixed); thinner sides are not read and the stack is taken to be of the top chip's value (measured: reading
+  1-px sides did worse than that assumption, chip by chip in session 11 and as runs in session 38). So mixed stacks
   are read only from tilted, close cameras. From 1.8 px per chip (was 2.5 until session 11; `benchmarks/chips.py`,
   detector boxes, 3840x2160 seed 99043 / mixed sizes 99013): stacks whose count and values are both given >= 0.8
   86 -> 87 and 74 -> 76, as exact (95.3 -> 95.4 %, 94.6 -> 94.7 %), each chip's value 85.0 -> 85.5 % and 83.2 ->
   83.0 %; a bet of one denomination seen from a tilted 4K camera (~2 px per chip) then has its values read sure.
+  Read as runs since session 38, where each chip had been read alone (another denomination than the top's where 60 %
+  of its samples that could not be the top's spots agreed; `benchmarks/chips.py --size mixed --seed 99656`, truth
+  boxes, camera height given): stacks of one denomination counted right 97.3 -> 99.4 % read right, stacks given
+  >= 0.8 on count and values 97.5 -> 100 % exact; mixed stacks stay unread (6 % right).
 - The values' confidence (`ChipReading.confidence`), with a camera: how likely the top's value is right, measured
-  against its colour match's score (`TOP_RIGHT`), times the least share of side samples agreeing on a chip below.
+  against its colour match's score (`TOP_RIGHT`), times the least posterior of a chip below (`chips_side`; at most
+  0.5 where a chip's samples hold both its colours and those of the denomination with them swapped, and where the
+  side is too thin to read).
   Without a camera it is the colour match's score.
 """
 
@@ -88,6 +95,7 @@ from floorman.vision.chips_geometry import (
 )
 from floorman.vision.chips_refine import Silhouette, refine_silhouette, silhouette_fit, silhouette_log_likelihood
 from floorman.vision.chips_seams import MIN_PX_PER_CHIP, seam_log_evidence
+from floorman.vision.chips_side import emission_log, read_side, spot_aliases, swapped_colours
 
 logger = logging.getLogger(__name__)
 
@@ -98,9 +106,6 @@ _OUTER = (0.81, 0.86, 0.91, 0.95)  # the edge spots' band (0.78-1.0)
 _SIDE_ANGLES_DEG = (-45.0, -22.5, 0.0, 22.5, 45.0)
 _SPOT_COUNTS = range(2, 17)
 _MIN_SIDE_PX = 1.8  # below this many pixels per chip the side is not read (chips taken as the top one)
-_SWITCH_SHARE = 0.6  # a lower chip takes another denomination than the top's when this share of its votes agree
-_MIN_BODY_SHARE = 0.3  # ... and those are at least this share of all its samples (the rest may be spots)
-_SPOT_ALIAS_LAB = 40.0  # a body colour this close (CIE Lab) to the top's spot colour may be those spots
 # A lower chip of a denomination whose colours are another's swapped (the default set's white 25 with blue spots and
 # blue 5000 with white spots) shows both colours either way, in shares five side samples cannot tell apart: read
 # as one of the pair, it is no surer than this (they were read sure and wrong both ways at 2-5 px per chip,
@@ -129,9 +134,10 @@ UNCONFIRMED_BOX_SIGMA_PX = 2.0  # the detector's measured spread: its box where 
 REFINED_BOX_SCALE = 2.0
 _SURE_MATCH = 0.3  # a top disc matched this surely is not looked for off the fit
 # A stack read again keeps its last reading's top value while that fits within this of the best (`ColourMatch.error`),
-# and a lower chip its last value while that has at least HOLD_VOTES of the chosen value's side samples.
+# and a lower chip's last value gets this much log-evidence more (`chips_side.read_side`: one side sample of another
+# colour is about 2.7).
 HOLD_COLOUR = 0.05
-HOLD_VOTES = 0.3
+HOLD_SIDE = 2.0
 _DISC_SHIFT_PX = 1.0  # the top disc is also sampled this far off the fit each way (a box's error, a stack's lean)
 _FINGERPRINT_STEP = 16  # a frame is told from another on a grid of pixels this far apart
 _AXIS_MM = 100.0  # a stack's axis in the image: from its foot to this far above it
@@ -264,7 +270,7 @@ class ChipRecogniser:
         self.offset_net = default_offset_net() if offset_net == "default" else offset_net
         # A camera height that was assumed, not measured: the count must hold for any plausible height.
         self.alternatives = camera.at_heights(_other_heights(camera)) if camera is not None else []
-        self._spots = {d.value: spot_aliases(chipset, d.value) for d in chipset.denominations}
+        self._spots = [spot_aliases(chipset, d.value) for d in chipset.denominations]
         self._swapped = [swapped_colours(chipset, d.value) for d in chipset.denominations]
         self._last_light: tuple[Image, Image, FrameLight] | None = None  # the last frame, its grid, its light
 
@@ -508,13 +514,10 @@ class ChipRecogniser:
 
     def _side(self, image: Image, fit: StackFit, match: ColourMatch, *,
               previous: tuple[int, ...] | None = None) -> tuple[tuple[int, ...], float]:
-        """Denominations of the chips under the top one (bottom first) and the share of side samples that agree on
-        the least agreed of them (a stack's values are right only if every chip's is: with the mean share, stacks
-        given >= 0.8 on count and values were 95.4 / 94.7 % exact at 3840x2160 / mixed sizes, with the least 97.5 /
-        97.2 %, `benchmarks/chips.py` seeds 99043 / 99013, detector boxes);
-        when the side is too thin to read, the chips below are taken to be like the top one. A chip's `previous`
-        value (the same stack's last reading, of as many chips) stays while its votes are at least HOLD_VOTES of
-        the chosen value's."""
+        """Denominations of the chips under the top one (bottom first) and the least posterior among them (a stack's
+        values are right only if every chip's is), read as runs of one denomination (`chips_side`); when the side
+        is too thin to read, the chips below are taken to be like the top one. A chip's `previous` value (the same
+        stack's last reading, of as many chips) is favoured by HOLD_SIDE."""
         below = fit.count - 1
         if below == 0:
             return (), 1.0
@@ -523,84 +526,30 @@ class ChipRecogniser:
         colours, valid = side_colours(image, self.camera, fit, radius_mm=self.chipset.diameter_mm / 2.0,
                                       thickness_mm=self.chipset.thickness_mm)
         index, _ = classify_side(colours.reshape(-1, 3), self.chipset, illuminant=match.illuminant)
-        votes = index.reshape(colours.shape[:2])
+        labels = index.reshape(colours.shape[:2])
         values = [d.value for d in self.chipset.denominations]
+        held = None if previous is None else [values.index(v) if v in values else -1 for v in previous]
+        reading = read_side(labels, valid, emission_log(self.chipset, px_per_chip=fit.px_per_chip),
+                            top=values.index(match.value), previous=held, hold=HOLD_SIDE)
         top = values.index(match.value)
-        spots = self._spots[match.value]
-        chips: list[int] = []
         agree: list[float] = []
-        for k in range(below):
-            seen = votes[k][valid[k]]
+        for k, (chosen, posterior) in enumerate(zip(reading.chips, reading.posterior, strict=True)):
+            seen = labels[k][valid[k]]
             if seen.size == 0:
-                chips.append(match.value)
                 agree.append(0.0)
                 continue
-            counts = np.bincount(seen, minlength=len(values)).astype(np.float64)
-            chosen = _lower_chip(counts, top=top, spots=spots)
-            if previous is not None and previous[k] in values:
-                last = values.index(previous[k])
-                if _votes(counts, last, top=top, spots=spots) >= HOLD_VOTES * _votes(counts, chosen, top=top,
-                                                                                     spots=spots):
-                    chosen = last
-            chips.append(values[chosen])
-            agreeing = _votes(counts, chosen, top=top, spots=spots)
-            share = float(agreeing / seen.size)
-            if counts[chosen] > 0 and any(counts[k] > 0 for k in self._swapped[chosen]):
-                share = min(share, _SWAPPED_AGREEMENT)
-            agree.append(share)
-        return tuple(chips), float(min(agree))
+            agreeing = np.isin(seen, [chosen, *(self._spots[top] if chosen == top else [])]).mean()
+            sure = min(posterior, float(agreeing))
+            if np.any(seen == chosen) and np.isin(seen, self._swapped[chosen]).any():
+                sure = min(sure, _SWAPPED_AGREEMENT)
+            agree.append(sure)
+        return tuple(values[i] for i in reading.chips), float(min(agree))
 
 
 def top_right(score: float) -> float:
     """How likely a top chip's value read with a camera is right, from its colour match's score (`TOP_RIGHT`)."""
     knots, right = zip(*TOP_RIGHT, strict=True)
     return float(np.interp(score, knots, right))
-
-
-def spot_aliases(chipset: ChipSet, top_value: int) -> list[int]:
-    """Indices of the denominations whose body has the colour of the top chip's edge spots: on the side of a stack
-    of such chips, samples of that colour may be their spots (a white chip's body or a red chip's white spots)."""
-    top = chipset.by_value(top_value)
-    spot = _lab(top.edge_rgb)
-    return [i for i, d in enumerate(chipset.denominations)
-            if d.value != top_value and float(np.linalg.norm(_lab(d.rgb) - spot)) < _SPOT_ALIAS_LAB]
-
-
-def swapped_colours(chipset: ChipSet, value: int) -> list[int]:
-    """Indices of the denominations whose body and spot colours are those of `value`'s swapped (a white chip with
-    blue spots and a blue chip with white spots): from a stack's side the two show the same colours."""
-    own = chipset.by_value(value)
-    body, spot = _lab(own.rgb), _lab(own.edge_rgb)
-    return [i for i, d in enumerate(chipset.denominations)
-            if d.value != value and float(np.linalg.norm(_lab(d.rgb) - spot)) < _SPOT_ALIAS_LAB
-            and float(np.linalg.norm(_lab(d.edge_rgb) - body)) < _SPOT_ALIAS_LAB]
-
-
-def _lab(rgb: tuple[int, int, int]) -> FloatArray:
-    pixel = np.array([[[rgb[2], rgb[1], rgb[0]]]], dtype=np.uint8)
-    result: FloatArray = cv2.cvtColor(pixel, cv2.COLOR_BGR2LAB)[0, 0].astype(np.float64)
-    return result
-
-
-def _votes(counts: FloatArray, chosen: int, *, top: int, spots: list[int]) -> float:
-    """A lower chip's side samples that agree with denomination `chosen` (the top's spot colours too when it is the
-    top's)."""
-    return float(counts[chosen] + (counts[spots].sum() if chosen == top else 0.0))
-
-
-def _lower_chip(counts: FloatArray, *, top: int, spots: list[int]) -> int:
-    """The denomination (index) of a chip under the top one from its side samples' votes (`counts` per
-    denomination): another denomination than the top's only when most votes that cannot be the top's spots are
-    for it, and they are a fair share of all; otherwise the top's (measured at 3840x2160, seed 94034, truth boxes
-    with their count right, sides >= 2.5 px per chip: one-colour stacks 26 -> 100 % read right, mixed stacks' chips
-    34 -> 71 %)."""
-    kept = counts.copy()
-    kept[spots] = 0.0
-    best = int(np.argmax(kept))
-    if (best != top and kept[best] > 0.0 and kept[best] >= _SWITCH_SHARE * kept.sum()
-            and counts[best] >= _MIN_BODY_SHARE * counts.sum()):
-        return best
-    return top
 
 
 def _translation(dx: float, dy: float) -> FloatArray:

@@ -1,0 +1,154 @@
+"""The chips under a stack's top, read from its side as runs: chips of one denomination lie together.
+
+A stack's side is sampled at each lower chip's mid-height on a few lines facing the camera (`chips.side_colours`),
+and each sample labelled with the nearest denomination's body colour under the top's light
+(`chips_colour.classify_side`). Labels are noisy: of a chip's samples, only a fifth to a half show its own colour
+(more as the side shows more pixels per chip), its edge spots show as the denomination of their colour, and greys,
+seams and highlights fall to the lightest body (measured on rendered stacks whose count was read right, dev seed
+38001: a green chip's samples under 3 px per chip 27-32 % green, 62-68 % white). `emission_log` models that, and the
+chips bottom to top are the most likely sequence of denominations with SWITCH_COST per change, the top chip's
+value fixed by its top face (`chips.ChipRecogniser._match`): evidence no single chip's five samples give, a run of
+chips together does, and a lone label of another colour no longer turns a chip. Each chip's confidence is its
+posterior (forward-backward over the same chain, the evidence tempered by TEMPERATURE: neighbouring samples are not
+independent).
+
+Measured (`benchmarks/chips.py`; before, each chip was read alone: another denomination than the top's where 60 % of
+its samples that could not be the top's spots agreed): see `chips.py`'s module notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from floorman.core.chips import ChipSet
+from floorman.core.geometry import FloatArray
+from floorman.vision.chips_colour import nominal_bgr
+
+OWN_SHARE = ((1.0, 0.2), (3.0, 0.3), (5.0, 0.5))  # (px per chip, share of a chip's side samples of its own colour)
+SPOT_LABEL = 0.3  # share of a chip's side samples taken for the denomination whose body has its spots' colour
+STRAY = 0.02  # share taken for each other denomination
+_SPOT_ALIAS_LAB = 40.0  # a body colour this close (CIE Lab) to the top's spot colour may be those spots
+_LUMA = np.array([0.114, 0.587, 0.299])
+SWITCH_COST = 8.0  # log-odds against a change of denomination from one chip to the next
+TEMPERATURE = 3.0  # the samples' log-evidence is divided by this for the posterior (neighbouring samples correlate)
+
+
+@dataclass(frozen=True, slots=True)
+class SideReading:
+    """Denominations (indices into the chip set) of the chips under the top, bottom first, and each one's posterior."""
+
+    chips: tuple[int, ...]
+    posterior: tuple[float, ...]
+
+
+def emission_log(chipset: ChipSet, *, px_per_chip: float) -> FloatArray:
+    """(D, D) log p(a side sample is labelled j | its chip is denomination d) for `chips_colour.classify_side`'s
+    labels: a chip's own colour on a share of its samples that grows with the side's pixels per chip, its edge
+    spots' colour (`spot_aliases`) on SPOT_LABEL of them, the lightest body (greys, seams, highlights and
+    spots all fall to it) on the rest, any other colour on STRAY each."""
+    values = [d.value for d in chipset.denominations]
+    n = len(values)
+    light = int(np.argmax([float(np.dot(nominal_bgr(d)[0], _LUMA)) for d in chipset.denominations]))
+    own = float(np.interp(px_per_chip, [p for p, _ in OWN_SHARE], [o for _, o in OWN_SHARE]))
+    table = np.full((n, n), STRAY)
+    for d in range(n):
+        aliases = [i for i in spot_aliases(chipset, values[d]) if i != d]
+        for i in aliases:
+            table[d, i] += SPOT_LABEL
+        table[d, d] = own if d != light else max(own, 1.0 - SPOT_LABEL * len(aliases) - STRAY * n)
+        if d != light:
+            table[d, light] += max(0.0, 1.0 - table[d].sum())
+    table /= table.sum(axis=1, keepdims=True)
+    result: FloatArray = np.log(table)
+    return result
+
+
+def spot_aliases(chipset: ChipSet, top_value: int) -> list[int]:
+    """Indices of the denominations whose body has the colour of the top chip's edge spots: on the side of a stack
+    of such chips, samples of that colour may be their spots (a white chip's body or a red chip's white spots)."""
+    top = chipset.by_value(top_value)
+    spot = _lab(top.edge_rgb)
+    return [i for i, d in enumerate(chipset.denominations)
+            if d.value != top_value and float(np.linalg.norm(_lab(d.rgb) - spot)) < _SPOT_ALIAS_LAB]
+
+
+def swapped_colours(chipset: ChipSet, value: int) -> list[int]:
+    """Indices of the denominations whose body and spot colours are those of `value`'s swapped (a white chip with
+    blue spots and a blue chip with white spots): from a stack's side the two show the same colours."""
+    own = chipset.by_value(value)
+    body, spot = _lab(own.rgb), _lab(own.edge_rgb)
+    return [i for i, d in enumerate(chipset.denominations)
+            if d.value != value and float(np.linalg.norm(_lab(d.rgb) - spot)) < _SPOT_ALIAS_LAB
+            and float(np.linalg.norm(_lab(d.edge_rgb) - body)) < _SPOT_ALIAS_LAB]
+
+
+def _lab(rgb: tuple[int, int, int]) -> FloatArray:
+    pixel = np.array([[[rgb[2], rgb[1], rgb[0]]]], dtype=np.uint8)
+    result: FloatArray = cv2.cvtColor(pixel, cv2.COLOR_BGR2LAB)[0, 0].astype(np.float64)
+    return result
+
+
+def read_side(labels: np.ndarray, valid: np.ndarray, emission: FloatArray, *, top: int,
+              previous: Sequence[int] | None = None, hold: float = 1.0) -> SideReading:
+    """The lower chips' denominations from their side samples' labels (chips, lines: denomination indices), which
+    samples lie in the image (chips, lines) and `emission_log`'s table. `top` is the top chip's denomination index;
+    `previous` (indices of a reading of the same stack with as many chips, -1 for none) adds `hold` to each chip's
+    last value's log-evidence (a stack at rest keeps its reading)."""
+    per_sample = emission.T[labels]  # (chips, lines, D): log p(label | each denomination)
+    evidence = np.where(np.asarray(valid, dtype=bool)[..., None], per_sample, 0.0).sum(axis=1)  # (C, D)
+    chips, denominations = evidence.shape
+    if chips == 0:
+        return SideReading((), ())
+    if previous is not None:
+        for k, last in enumerate(previous):
+            if 0 <= last < denominations:
+                evidence[k, last] += hold
+    change = np.full((denominations, denominations), -SWITCH_COST)
+    np.fill_diagonal(change, 0.0)
+    path = _viterbi(evidence, change, top=top)
+    marginals = _marginals(evidence / TEMPERATURE, change / TEMPERATURE, top=top)
+    return SideReading(tuple(int(i) for i in path),
+                       tuple(float(marginals[k, i]) for k, i in enumerate(path)))
+
+
+def _viterbi(evidence: FloatArray, change: FloatArray, *, top: int) -> list[int]:
+    chips, _ = evidence.shape
+    score = evidence[0].copy()
+    back = np.zeros(evidence.shape, dtype=np.int64)
+    for k in range(1, chips):
+        options = score[:, None] + change  # (from, to)
+        back[k] = np.argmax(options, axis=0)
+        score = options[back[k], np.arange(len(score))] + evidence[k]
+    state = int(np.argmax(score + change[:, top]))
+    path = [state]
+    for k in range(chips - 1, 0, -1):
+        state = int(back[k, state])
+        path.append(state)
+    return path[::-1]
+
+
+def _marginals(evidence: FloatArray, change: FloatArray, *, top: int) -> FloatArray:
+    """(chips, D) posterior of each chip's denomination: the chain bottom to top, closed by the known top."""
+    chips, d = evidence.shape
+    forward = np.zeros((chips, d))
+    backward = np.zeros((chips, d))
+    forward[0] = evidence[0]
+    for k in range(1, chips):
+        forward[k] = evidence[k] + _logsumexp(forward[k - 1][:, None] + change, axis=0)
+    backward[-1] = change[:, top]
+    for k in range(chips - 2, -1, -1):
+        backward[k] = _logsumexp(change + (evidence[k + 1] + backward[k + 1])[None, :], axis=1)
+    joint = forward + backward
+    joint -= _logsumexp(joint, axis=1)[:, None]
+    result: FloatArray = np.exp(joint)
+    return result
+
+
+def _logsumexp(values: FloatArray, *, axis: int) -> FloatArray:
+    peak = values.max(axis=axis, keepdims=True)
+    result: FloatArray = (peak + np.log(np.exp(values - peak).sum(axis=axis, keepdims=True))).squeeze(axis)
+    return result
