@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -273,6 +275,37 @@ def test_a_chip_partly_covered_is_read_without_a_camera(side: str) -> None:
         assert truth.chips is not None
         right += reading.top == truth.chips[-1]
     assert len(rendered.chips) == len(VALUES) and right == len(VALUES)
+
+
+def finger_over(image: np.ndarray, box: tuple[float, ...], *, angle_deg: float) -> np.ndarray:
+    """The image with a finger (a skin-coloured band a third of the chip wide, rounded at its tip) laid from outside
+    the chip's box to just past its centre, coming in at `angle_deg`."""
+    x1, y1, x2, y2 = box
+    centre = np.array([(x1 + x2) / 2.0, (y1 + y2) / 2.0])
+    radius = (x2 - x1) / 2.0
+    way = np.array([np.cos(np.radians(angle_deg)), np.sin(np.radians(angle_deg))])
+    tip, base = centre - 0.15 * radius * way, centre + 2.0 * radius * way
+    covered = image.copy()
+    cv2.line(covered, tuple(int(v) for v in tip), tuple(int(v) for v in base), (150, 170, 215),
+             thickness=max(3, round(0.66 * radius)))
+    return covered
+
+
+def test_a_chip_under_a_finger_is_read_on_the_half_it_leaves_in_sight() -> None:
+    # Read on its whole disc, the red chip under a finger is read white at every one of these angles (the skin takes
+    # the body's place), the green at two. The black one is read white at seven of them either way: its half in
+    # sight (black body, white spots and the grey inlay's edge blurred into grey ones) fits black worse than the
+    # whole disc fits white with skin for its body.
+    rendered = render_chips([(v,) for v in VALUES], camera=tilted_camera(tilt_deg=0.0, hfov=25.0), seed=93104)
+    recogniser = ChipRecogniser(CHIPSET)
+    right: Counter[int] = Counter()
+    for angle in range(0, 360, 30):
+        for truth in rendered.chips:
+            assert truth.chips is not None
+            image = finger_over(rendered.image, truth.box, angle_deg=float(angle))
+            right[truth.chips[-1]] += recogniser.read(image, truth.box).top == truth.chips[-1]
+    assert {value: right[value] for value in VALUES if value != 1000} == {25: 12, 100: 12, 500: 12, 5000: 12}
+    assert right[1000] >= 5
 
 
 def test_scene_light_is_the_colour_of_the_brightest_unclipped_pixels() -> None:
