@@ -560,10 +560,10 @@ class ChipRecogniser:
         index, _ = classify_side(colours.reshape(-1, 3), self.chipset, illuminant=match.illuminant)
         labels = index.reshape(colours.shape[:2])
         values = [d.value for d in self.chipset.denominations]
-        held = None if previous is None else [values.index(v) if v in values else -1 for v in previous]
-        reading = read_side(labels, valid, emission_log(self.chipset, px_per_chip=fit.px_per_chip),
-                            top=values.index(match.value), previous=held, hold=HOLD_SIDE)
         top = values.index(match.value)
+        held = None if previous is None else [values.index(v) if v in values else -1 for v in previous]
+        reading = read_side(labels, valid, emission_log(self.chipset, px_per_chip=fit.px_per_chip), top=top,
+                            previous=held, hold=HOLD_SIDE)
         agree: list[float] = []
         for k, (chosen, posterior) in enumerate(zip(reading.chips, reading.posterior, strict=True)):
             seen = labels[k][valid[k]]
@@ -633,7 +633,8 @@ def _periodic_choice(seen: list[tuple[ColourMatch, float]], best: ColourMatch) -
 def top_colours(image: Image, disc_to_image: FloatArray, *, radius_mm: float,
                 within: Box | None = None, sector: tuple[float, float] | None = None) -> TopColours | None:
     """Body and spot colours of a chip's top disc (None when too little of it is in the image, or `within` the
-    chip's box: what lies outside the box is not the chip)."""
+    chip's box: what lies outside the box is not the chip); with a `sector` (centre angle and half width, radians
+    round the disc), of that part of it alone."""
     angles = np.arange(_ANGLES) * 2.0 * math.pi / _ANGLES
     radii = np.array(_INNER + _OUTER) * radius_mm
     ring = np.stack([np.cos(angles)[None, :] * radii[:, None], np.sin(angles)[None, :] * radii[:, None]], axis=-1)

@@ -116,6 +116,8 @@ def read_side(labels: np.ndarray, valid: np.ndarray, emission: FloatArray, *, to
 
 
 def _viterbi(evidence: FloatArray, change: FloatArray, *, top: int) -> list[int]:
+    """The most likely denominations (chips, bottom first) given each chip's log-evidence (chips, D), the log-cost
+    of each change (D, D: from, to) and the top chip's denomination."""
     chips, _ = evidence.shape
     score = evidence[0].copy()
     back = np.zeros(evidence.shape, dtype=np.int64)
