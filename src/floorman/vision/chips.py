@@ -562,8 +562,8 @@ class ChipRecogniser:
         values = [d.value for d in self.chipset.denominations]
         top = values.index(match.value)
         held = None if previous is None else [values.index(v) if v in values else -1 for v in previous]
-        reading = read_side(labels, valid, emission_log(self.chipset, px_per_chip=fit.px_per_chip), top=top,
-                            previous=held, hold=HOLD_SIDE)
+        emission = emission_log(self.chipset, px_per_chip=fit.px_per_chip, spots=self._spots)
+        reading = read_side(labels, valid, emission, top=top, previous=held, hold=HOLD_SIDE)
         agree: list[float] = []
         for k, (chosen, posterior) in enumerate(zip(reading.chips, reading.posterior, strict=True)):
             seen = labels[k][valid[k]]

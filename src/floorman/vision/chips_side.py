@@ -45,18 +45,21 @@ class SideReading:
     posterior: tuple[float, ...]
 
 
-def emission_log(chipset: ChipSet, *, px_per_chip: float) -> FloatArray:
+def emission_log(chipset: ChipSet, *, px_per_chip: float,
+                 spots: Sequence[Sequence[int]] | None = None) -> FloatArray:
     """(D, D) log p(a side sample is labelled j | its chip is denomination d) for `chips_colour.classify_side`'s
     labels: a chip's own colour on a share of its samples that grows with the side's pixels per chip, its edge
-    spots' colour (`spot_aliases`) on SPOT_LABEL of them, the lightest body (greys, seams, highlights and
-    spots all fall to it) on the rest, any other colour on STRAY each."""
+    spots' colour (`spot_aliases`, per denomination: `spots` when the caller has them) on SPOT_LABEL of them, the
+    lightest body (greys, seams, highlights and spots all fall to it) on the rest, any other colour on STRAY each."""
     values = [d.value for d in chipset.denominations]
     n = len(values)
+    if spots is None:
+        spots = [spot_aliases(chipset, value) for value in values]
     light = int(np.argmax([float(np.dot(nominal_bgr(d)[0], _LUMA)) for d in chipset.denominations]))
     own = float(np.interp(px_per_chip, [p for p, _ in OWN_SHARE], [o for _, o in OWN_SHARE]))
     table = np.full((n, n), STRAY)
     for d in range(n):
-        aliases = [i for i in spot_aliases(chipset, values[d]) if i != d]
+        aliases = [i for i in spots[d] if i != d]
         for i in aliases:
             table[d, i] += SPOT_LABEL
         table[d, d] = own if d != light else max(own, 1.0 - SPOT_LABEL * len(aliases) - STRAY * n)

@@ -30,7 +30,7 @@ from floorman.vision.cards_cnn import CardClassifier
 from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.chips_geometry import Box
 from floorman.vision.cli import load_layout
-from floorman.vision.detections import BORDER_PX, Detections
+from floorman.vision.detections import Detections, border_cuts
 from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, create_detector, parse_levels
 from floorman.vision.straight_down import read_straight_down
 from floorman.vision.table_state import recognise_card_reader, same_place_readings
@@ -153,10 +153,7 @@ def counted_chips(chips: dict[int, ChipReading], detections: Detections, *,
     longest = sides.max(axis=1)
     uncounted = [i for i, reading in chips.items()
                  if every_box or (reading.count_confidence == 0.0 and reading.base_mm is None)]
-    width, height = image_size
-    # whether each box is cut by the left or right border (x), by the top or bottom one (y), by none (clear)
-    cut_x = (boxes[:, 0] <= BORDER_PX) | (boxes[:, 2] >= width - BORDER_PX)
-    cut_y = (boxes[:, 1] <= BORDER_PX) | (boxes[:, 3] >= height - BORDER_PX)
+    cut_x, cut_y = border_cuts(boxes, image_size)  # by the left or right border, by the top or bottom one
     clear = ~(cut_x | cut_y)
     unsure = {i for i in uncounted if float(detections.confidence[i]) < _MIN_COUNTED_CONFIDENCE
               or (not clear[i] and chips[i].confidence < _MIN_CUT_VALUE)

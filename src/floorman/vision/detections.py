@@ -16,19 +16,27 @@ import numpy.typing as npt
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
+Mask = npt.NDArray[np.bool_]
 Index = int | slice | Sequence[int] | npt.NDArray[np.bool_] | npt.NDArray[np.integer[Any]]
 
 
 BORDER_PX = 1.0  # a box side this close to the image's border is cut by it
 
 
-def clear_of_border(xyxy: npt.ArrayLike, image_size: tuple[int, int]) -> npt.NDArray[np.bool_]:
-    """Per box (N, 4, pixels), whether it stays clear of the image's border (not cut by the frame)."""
+def border_cuts(xyxy: npt.ArrayLike, image_size: tuple[int, int]) -> tuple[Mask, Mask]:
+    """Per box (N, 4, pixels), whether the image's left or right border cuts it, and whether its top or bottom
+    border does."""
     boxes = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
     width, height = image_size
-    clear: npt.NDArray[np.bool_] = ((boxes[:, 0] > BORDER_PX) & (boxes[:, 1] > BORDER_PX)
-                                    & (boxes[:, 2] < width - BORDER_PX) & (boxes[:, 3] < height - BORDER_PX))
-    return clear
+    cut_x: Mask = (boxes[:, 0] <= BORDER_PX) | (boxes[:, 2] >= width - BORDER_PX)
+    cut_y: Mask = (boxes[:, 1] <= BORDER_PX) | (boxes[:, 3] >= height - BORDER_PX)
+    return cut_x, cut_y
+
+
+def clear_of_border(xyxy: npt.ArrayLike, image_size: tuple[int, int]) -> Mask:
+    """Per box (N, 4, pixels), whether it stays clear of the image's border (not cut by the frame)."""
+    cut_x, cut_y = border_cuts(xyxy, image_size)
+    return ~(cut_x | cut_y)
 
 
 def _check(name: str, value: np.ndarray[Any, Any], *, shape: tuple[int | None, ...]) -> None:
