@@ -95,7 +95,15 @@ from floorman.vision.chips_geometry import (
 )
 from floorman.vision.chips_refine import Silhouette, refine_silhouette, silhouette_fit, silhouette_log_likelihood
 from floorman.vision.chips_seams import MIN_PX_PER_CHIP, seam_log_evidence
-from floorman.vision.chips_side import emission_log, read_side, spot_aliases, swapped_colours
+from floorman.vision.chips_side import (
+    PATTERN_ANGLES_DEG,
+    PATTERN_MIN_PX,
+    emission_log,
+    pattern_log_evidence,
+    read_side,
+    spot_aliases,
+    swapped_colours,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -555,15 +563,20 @@ class ChipRecogniser:
             return (), 1.0
         if fit.px_per_chip < _MIN_SIDE_PX or self.camera is None:
             return (match.value,) * below, 0.5
-        colours, valid = side_colours(image, self.camera, fit, radius_mm=self.chipset.diameter_mm / 2.0,
-                                      thickness_mm=self.chipset.thickness_mm)
+        radius, thickness = self.chipset.diameter_mm / 2.0, self.chipset.thickness_mm
+        colours, valid = side_colours(image, self.camera, fit, radius_mm=radius, thickness_mm=thickness)
         index, _ = classify_side(colours.reshape(-1, 3), self.chipset, illuminant=match.illuminant)
         labels = index.reshape(colours.shape[:2])
+        pattern = None
+        if fit.px_per_chip >= PATTERN_MIN_PX:
+            rim, rim_valid = side_colours(image, self.camera, fit, radius_mm=radius, thickness_mm=thickness,
+                                          angles_deg=PATTERN_ANGLES_DEG)
+            pattern = pattern_log_evidence(rim, rim_valid, self.chipset, illuminant=match.illuminant)
         values = [d.value for d in self.chipset.denominations]
         top = values.index(match.value)
         held = None if previous is None else [values.index(v) if v in values else -1 for v in previous]
         emission = emission_log(self.chipset, px_per_chip=fit.px_per_chip, spots=self._spots)
-        reading = read_side(labels, valid, emission, top=top, previous=held, hold=HOLD_SIDE)
+        reading = read_side(labels, valid, emission, top=top, previous=held, hold=HOLD_SIDE, pattern=pattern)
         agree: list[float] = []
         for k, (chosen, posterior) in enumerate(zip(reading.chips, reading.posterior, strict=True)):
             seen = labels[k][valid[k]]
@@ -669,10 +682,11 @@ def top_colours(image: Image, disc_to_image: FloatArray, *, radius_mm: float,
                       samples=int(inside.sum()), diameter_px=diameter_px)
 
 
-def side_colours(image: Image, camera: TableCamera, fit: StackFit, *, radius_mm: float,
-                 thickness_mm: float) -> tuple[Bgr, npt.NDArray[np.bool_]]:
-    """(chips - 1, lines, 3) colours on the side facing the camera, at each lower chip's mid-height."""
+def side_colours(image: Image, camera: TableCamera, fit: StackFit, *, radius_mm: float, thickness_mm: float,
+                 angles_deg: Sequence[float] = _SIDE_ANGLES_DEG) -> tuple[Bgr, npt.NDArray[np.bool_]]:
+    """(chips - 1, lines, 3) colours on the side facing the camera, at each lower chip's mid-height, on lines
+    `angles_deg` round the rim from the side facing the camera."""
     heights: FloatArray = (np.arange(fit.count - 1, dtype=np.float64) + 0.5) * thickness_mm
-    points = side_points(camera, fit.base_mm, radius_mm=radius_mm, angles_deg=_SIDE_ANGLES_DEG, heights_mm=heights)
+    points = side_points(camera, fit.base_mm, radius_mm=radius_mm, angles_deg=angles_deg, heights_mm=heights)
     colours, inside = _sample(image, camera.project(points.reshape(-1, 3)))
     return colours.reshape(*points.shape[:2], 3), inside.reshape(points.shape[:2])

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
 
 from floorman.core.chips import ChipSet
 from floorman.core.geometry import FloatArray
-from floorman.vision.chips_colour import nominal_bgr
+from floorman.vision.chips_colour import SIDE_SHADE, nominal_bgr
 
 OWN_SHARE = ((1.0, 0.2), (3.0, 0.3), (5.0, 0.5))  # (px per chip, share of a chip's side samples of its own colour)
 SPOT_LABEL = 0.3  # share of a chip's side samples taken for the denomination whose body has its spots' colour
@@ -35,6 +36,28 @@ _SPOT_ALIAS_LAB = 40.0  # a body colour this close (CIE Lab) to the top's spot c
 _LUMA = np.array([0.114, 0.587, 0.299])
 SWITCH_COST = 8.0  # log-odds against a change of denomination from one chip to the next
 TEMPERATURE = 3.0  # the samples' log-evidence is divided by this for the posterior (neighbouring samples correlate)
+# The rim's pattern (`pattern_log_evidence`): each lower chip's side sampled round the rim at these angles from the
+# side facing the camera, at its mid-height, and fitted with each denomination's body and edge spots laid out as its
+# spots lie (their count, SPOT_FILL of the rim, any turn).
+# From this many pixels per chip (at 1.8-2.2 the rims' evidence lost more one-denomination stacks than it gained
+# mixed ones: dev seeds 39001-39004, stacks counted right, 1.8-2.2 px per chip 80 -> 76 of 118 right, 2.2-2.6
+# 86 -> 95 of 133, 2.6-3.5 168 -> 200 of 230, from 3.5 202 -> 233 of 267).
+PATTERN_MIN_PX = 2.2
+PATTERN_ANGLES_DEG = tuple(float(a) for a in np.linspace(-70.0, 70.0, 29))
+SPOT_FILL = 0.42  # share of the rim the edge spots cover (the simulator's chips; real ones are alike)
+_PHASES = 24  # turns of the spot pattern tried per spot period
+_PATTERN_BLUR = 1.0  # sd (samples) of the blur the pixels put on the pattern's edges
+_PATTERN_SIGMA = 30.0  # a sample this far (BGR distance) from the fitted pattern costs 1 of log-evidence, 2x 4
+_PATTERN_CAP = 4.0  # the most one sample costs (highlights, seams, a neighbour's chip)
+_PATTERN_BRIGHTNESS = (0.4, 1.6)  # a sample's brightness against the top's light times SIDE_SHADE
+PATTERN_SHARE = 0.1  # weight of the pattern's evidence beside the labels' where the chips lie in runs
+# A fifth of the simulator's stacks take a random denomination per chip: a chain of the labels and a third of the
+# pattern's evidence is scored as runs (a change costs SWITCH_COST) and as chips drawn each alone; where the latter
+# explains it RANDOM_MARGIN better (log-likelihood), each chip is read from the pattern with RANDOM_SWITCH_COST.
+_SELECT_TEMPERATURE = 3.0
+RANDOM_MARGIN = 2.0
+RANDOM_SWITCH_COST = 2.0
+_RUN_CHANGE = 0.05  # probability of a change from one chip to the next in a stack of runs, for the chains' scores
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,27 +118,105 @@ def _lab(rgb: tuple[int, int, int]) -> FloatArray:
     return result
 
 
+@lru_cache(maxsize=32)
+def rim_pattern(spots: int) -> FloatArray:
+    """(phases, PATTERN_ANGLES_DEG) the share of body colour (1) against spots (0) at each angle round a chip's rim
+    with `spots` edge spots, for each of _PHASES turns of the pattern over one spot period, blurred as pixels blur
+    it. Read-only (cached)."""
+    angles = np.radians(np.asarray(PATTERN_ANGLES_DEG))
+    if spots == 0:
+        plain = np.ones((1, len(angles)))
+        plain.flags.writeable = False
+        return plain
+    period = 2.0 * np.pi / spots
+    taps = np.arange(-3, 4, dtype=np.float64)
+    kernel = np.exp(-0.5 * (taps / _PATTERN_BLUR) ** 2)
+    kernel /= kernel.sum()
+    rows = []
+    for phase in np.arange(_PHASES) * period / _PHASES:
+        offset = np.abs((angles + phase + period / 2.0) % period - period / 2.0)  # angle to the nearest spot centre
+        body = (offset > np.pi * SPOT_FILL / spots).astype(np.float64)
+        rows.append(np.convolve(np.pad(body, 3, mode="edge"), kernel, mode="valid"))
+    result = np.array(rows)
+    result.flags.writeable = False
+    return result
+
+
+def pattern_log_evidence(colours: FloatArray, valid: np.ndarray, chipset: ChipSet, *,
+                         illuminant: FloatArray) -> FloatArray:
+    """(chips, D) log-evidence of each denomination for each lower chip from its rim's colours (chips, angles, 3:
+    PATTERN_ANGLES_DEG at its mid-height) and which lie in the image (chips, angles): the denomination's body and
+    spot colours under the top's light, its spots laid out as they lie (their count and share of the rim, the best
+    turn), each sample's brightness free within _PATTERN_BRIGHTNESS and its misfit capped. A white chip with blue
+    spots and a blue chip with white spots show the same two colours, but not their spots' count or share of the
+    rim; a lone colour label cannot tell them (see `emission_log`)."""
+    observed = np.asarray(colours, dtype=np.float64)
+    seen = np.asarray(valid, dtype=bool)
+    low, high = _PATTERN_BRIGHTNESS
+    result = np.zeros((observed.shape[0], len(chipset.denominations)))
+    for d, denomination in enumerate(chipset.denominations):
+        body, spot = (c * SIDE_SHADE * np.asarray(illuminant, dtype=np.float64) for c in nominal_bgr(denomination))
+        share = rim_pattern(denomination.edge_spots if np.any(body != spot) else 0)  # (P, A)
+        model = share[..., None] * body + (1.0 - share[..., None]) * spot  # (P, A, 3)
+        scale = np.einsum("caz,paz->cpa", observed, model) / ((model**2).sum(axis=-1)[None] + 1e-9)
+        scale = np.clip(scale, low, high)
+        misfit = np.linalg.norm(observed[:, None] - scale[..., None] * model[None], axis=-1)  # (C, P, A)
+        cost = np.where(seen[:, None, :], np.minimum((misfit / _PATTERN_SIGMA) ** 2, _PATTERN_CAP), 0.0)
+        result[:, d] = -cost.sum(axis=-1).min(axis=1)
+    return result
+
+
 def read_side(labels: np.ndarray, valid: np.ndarray, emission: FloatArray, *, top: int,
-              previous: Sequence[int] | None = None, hold: float = 1.0) -> SideReading:
+              previous: Sequence[int] | None = None, hold: float = 1.0,
+              pattern: FloatArray | None = None) -> SideReading:
     """The lower chips' denominations from their side samples' labels (chips, lines: denomination indices), which
     samples lie in the image (chips, lines) and `emission_log`'s table. `top` is the top chip's denomination index;
     `previous` (indices of a reading of the same stack with as many chips, -1 for none) adds `hold` to each chip's
-    last value's log-evidence (a stack at rest keeps its reading)."""
+    last value's log-evidence (a stack at rest keeps its reading). `pattern` (`pattern_log_evidence`, chips x D)
+    adds the rims' evidence, and lets a stack whose chips look drawn each alone be read chip by chip."""
     per_sample = emission.T[labels]  # (chips, lines, D): log p(label | each denomination)
     evidence = np.where(np.asarray(valid, dtype=bool)[..., None], per_sample, 0.0).sum(axis=1)  # (C, D)
     chips, denominations = evidence.shape
     if chips == 0:
         return SideReading((), ())
+    switch = SWITCH_COST
+    if pattern is not None:
+        select = evidence + pattern / _SELECT_TEMPERATURE
+        if _chain_log_likelihood(select, _random_chain(denominations), top=top) \
+                - _chain_log_likelihood(select, _runs_chain(denominations), top=top) > RANDOM_MARGIN:
+            evidence, switch = pattern.copy(), RANDOM_SWITCH_COST
+        else:
+            evidence = evidence + PATTERN_SHARE * pattern
     if previous is not None:
         for k, last in enumerate(previous):
             if 0 <= last < denominations:
                 evidence[k, last] += hold
-    change = np.full((denominations, denominations), -SWITCH_COST)
+    change = np.full((denominations, denominations), -switch)
     np.fill_diagonal(change, 0.0)
     path = _viterbi(evidence, change, top=top)
     marginals = _marginals(evidence / TEMPERATURE, change / TEMPERATURE, top=top)
     return SideReading(tuple(int(i) for i in path),
                        tuple(float(marginals[k, i]) for k, i in enumerate(path)))
+
+
+def _runs_chain(denominations: int) -> FloatArray:
+    """(D, D) log p(next chip's denomination | this one's) in a stack of runs."""
+    table = np.full((denominations, denominations), np.log(_RUN_CHANGE / (denominations - 1)))
+    np.fill_diagonal(table, np.log(1.0 - _RUN_CHANGE))
+    return table
+
+
+def _random_chain(denominations: int) -> FloatArray:
+    """(D, D) log p(next chip's denomination | this one's) in a stack of chips each drawn alone."""
+    return np.full((denominations, denominations), -np.log(denominations))
+
+
+def _chain_log_likelihood(evidence: FloatArray, chain: FloatArray, *, top: int) -> float:
+    """log p(the side's evidence, the top's denomination) under a chain of denominations (`_runs_chain`, ...)."""
+    forward = evidence[0] - np.log(len(chain))
+    for k in range(1, len(evidence)):
+        forward = evidence[k] + _logsumexp(forward[:, None] + chain, axis=0)
+    return float(_logsumexp((forward + chain[:, top])[None, :], axis=1)[0])
 
 
 def _viterbi(evidence: FloatArray, change: FloatArray, *, top: int) -> list[int]:
