@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from floorman.vision.chips import ChipReading, ChipRecogniser, Image
 from floorman.vision.chips_geometry import Box, TableCamera
-from floorman.vision.detections import BORDER_PX
+from floorman.vision.detections import clear_of_border
 
 MAX_SIZE_CHANGE = 0.05  # chips this much larger at the image's side than at its centre: the photo is tilted
 _MIN_FIT = 4  # square chip boxes needed to tell a tilt
@@ -44,9 +44,7 @@ log = logging.getLogger(__name__)
 
 def at_border(box: Box, *, image_size: tuple[int, int]) -> bool:
     """Whether `box` reaches the image's border (a chip cut by the frame)."""
-    width, height = image_size
-    x1, y1, x2, y2 = box
-    return x1 <= BORDER_PX or y1 <= BORDER_PX or x2 >= width - BORDER_PX or y2 >= height - BORDER_PX
+    return not bool(clear_of_border([box], image_size)[0])
 
 
 def size_change(boxes: Sequence[Box], *, image_size: tuple[int, int]) -> float | None:
