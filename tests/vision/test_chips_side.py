@@ -210,3 +210,16 @@ def test_a_stack_of_chips_each_drawn_alone_is_read_chip_by_chip() -> None:
         reading = recogniser.read(rendered.image, o.box)
         assert reading.px_per_chip >= PATTERN_MIN_PX
         assert reading.denominations == o.chips
+
+
+def test_a_stack_of_one_of_a_swapped_pair_is_sure_where_its_rims_tell_them_apart() -> None:
+    # Five side labels cannot tell white 25s (blue spots) from blue 5000s (white spots), so such chips were never
+    # given more than 0.5; at ~4.5 px per chip their rims' spot counts tell them apart.
+    camera = tilted_camera(size=(1920, 1440))
+    rendered = render_chips([(25,) * 6, (5000,) * 6], camera=camera, seed=3)
+    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX)
+    assert len(rendered.chips) == 2
+    for o in rendered.chips:
+        reading = recogniser.read(rendered.image, o.box)
+        assert reading.denominations == o.chips
+        assert reading.confidence >= 0.8

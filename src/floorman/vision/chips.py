@@ -100,6 +100,7 @@ from floorman.vision.chips_side import (
     PATTERN_MIN_PX,
     emission_log,
     pattern_log_evidence,
+    pattern_posterior,
     read_side,
     spot_aliases,
     swapped_colours,
@@ -125,6 +126,9 @@ _MIN_SIDE_PX = 1.8  # below this many pixels per chip the side is not read (chip
 # as one of the pair, it is no surer than this (they were read sure and wrong both ways at 2-5 px per chip,
 # `tests/vision/test_chips_side.py`).
 _SWAPPED_AGREEMENT = 0.5
+# ...unless its rim's spot pattern tells the two apart (`chips_side.pattern_posterior` at least this): on dev seeds
+# 39001-39004, stacks counted right from 2.2 px per chip, values given >= 0.8 235 -> 319 of 630, wrong 5 -> 5.
+_SWAPPED_RIMS_SURE = 0.9
 # How often the top chip's value is right, against the colour match's score (`ColourMatch.confidence`: the winner's
 # separation times its fit), read with a camera: the score is no probability (stacks whose top scored 0.3-0.4 were
 # right 98 % of the time, and the edge took their one-chip bets for unsure). Measured on the shipped detector's boxes
@@ -577,6 +581,7 @@ class ChipRecogniser:
         held = None if previous is None else [values.index(v) if v in values else -1 for v in previous]
         emission = emission_log(self.chipset, px_per_chip=fit.px_per_chip, spots=self._spots)
         reading = read_side(labels, valid, emission, top=top, previous=held, hold=HOLD_SIDE, pattern=pattern)
+        rims = None if pattern is None else pattern_posterior(pattern)
         agree: list[float] = []
         for k, (chosen, posterior) in enumerate(zip(reading.chips, reading.posterior, strict=True)):
             seen = labels[k][valid[k]]
@@ -585,7 +590,8 @@ class ChipRecogniser:
                 continue
             agreeing = np.isin(seen, [chosen, *(self._spots[top] if chosen == top else [])]).mean()
             sure = min(posterior, float(agreeing))
-            if np.any(seen == chosen) and np.isin(seen, self._swapped[chosen]).any():
+            told_apart = rims is not None and rims[k, chosen] >= _SWAPPED_RIMS_SURE
+            if np.any(seen == chosen) and np.isin(seen, self._swapped[chosen]).any() and not told_apart:
                 sure = min(sure, _SWAPPED_AGREEMENT)
             agree.append(sure)
         return tuple(values[i] for i in reading.chips), float(min(agree))

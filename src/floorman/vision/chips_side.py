@@ -50,6 +50,7 @@ _PATTERN_BLUR = 1.0  # sd (samples) of the blur the pixels put on the pattern's 
 _PATTERN_SIGMA = 30.0  # a sample this far (BGR distance) from the fitted pattern costs 1 of log-evidence, 2x 4
 _PATTERN_CAP = 4.0  # the most one sample costs (highlights, seams, a neighbour's chip)
 _PATTERN_BRIGHTNESS = (0.4, 1.6)  # a sample's brightness against the top's light times SIDE_SHADE
+PATTERN_TEMPERATURE = 5.0  # the rims' log-evidence is divided by this for a chip's posterior from its rim alone
 PATTERN_SHARE = 0.1  # weight of the pattern's evidence beside the labels' where the chips lie in runs
 # A fifth of the simulator's stacks take a random denomination per chip: a chain of the labels and a third of the
 # pattern's evidence is scored as runs (a change costs SWITCH_COST) and as chips drawn each alone; where the latter
@@ -163,6 +164,14 @@ def pattern_log_evidence(colours: FloatArray, valid: np.ndarray, chipset: ChipSe
         misfit = np.linalg.norm(observed[:, None] - scale[..., None] * model[None], axis=-1)  # (C, P, A)
         cost = np.where(seen[:, None, :], np.minimum((misfit / _PATTERN_SIGMA) ** 2, _PATTERN_CAP), 0.0)
         result[:, d] = -cost.sum(axis=-1).min(axis=1)
+    return result
+
+
+def pattern_posterior(pattern: FloatArray) -> FloatArray:
+    """(chips, D) each chip's denomination from its rim alone (`pattern_log_evidence`, tempered by
+    PATTERN_TEMPERATURE: neighbouring samples round the rim are not independent), no prior."""
+    tempered = np.asarray(pattern, dtype=np.float64) / PATTERN_TEMPERATURE
+    result: FloatArray = np.exp(tempered - _logsumexp(tempered, axis=1)[:, None])
     return result
 
 
