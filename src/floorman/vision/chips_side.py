@@ -12,8 +12,15 @@ chips together does, and a lone label of another colour no longer turns a chip. 
 posterior (forward-backward over the same chain, the evidence tempered by TEMPERATURE: neighbouring samples are not
 independent).
 
+From PATTERN_MIN_PX pixels per chip each lower chip's rim is read too (`pattern_log_evidence`): sampled round the
+side facing the camera and fitted with each denomination's body and spots where its spots lie, it tells apart what
+the labels cannot (a white chip with blue spots and a blue chip with white spots; a red chip whose side labels are
+mostly white). Its evidence joins the labels' in the chain of runs, and a side better explained by chips each drawn
+alone (a fifth of the simulator's stacks) is read chip by chip from the rims (`read_side`).
+
 Measured (`benchmarks/chips.py`; before, each chip was read alone: another denomination than the top's where 60 % of
-its samples that could not be the top's spots agreed): see `chips.py`'s module notes.
+its samples that could not be the top's spots agreed): see `chips.py`'s module notes and the README's Chips section
+(session 38: runs; session 39: rims).
 """
 
 from __future__ import annotations
