@@ -75,6 +75,12 @@ class DeriveConfig(BaseModel):
                                      "where it was lost the continuing track may appear (plus match_mm).")
     gather_window_s: float = Field(default=8.0, gt=0, description="Chips gathered from bet zones explain pot "
                                    "increases for this long.")
+    gather_misread_s: float = Field(default=2.0, ge=0, description="A pot read unsure (under tap_sure) that grows "
+                                    "this soon after a gather by more than the gathered chips was read a few chips "
+                                    "long: the rest is no splash (0: always a splash). From a tilted 4K camera the "
+                                    "dealer's gather of 200 read as 300 at 0.29, 0.6 s after, had been a splash; at "
+                                    "1280x720 a real splash into a pot read short since its gather 6 s before (the "
+                                    "rest of the gather still unexplained) came within 8 s.")
     pickup_window_s: float = Field(default=6.0, gt=0, description="Chips picked up from a stack may land in the "
                                    "pot (a splash) for this long.")
     shuffle_min_s: float = Field(default=1.0, ge=0, description="A dealer's hand resting this long on the deck "

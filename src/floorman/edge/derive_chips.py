@@ -21,6 +21,12 @@ confidence). Between zones the chips are followed by value:
   or an empty zone;
 - a pot that grows with no gather to explain it, right after a pick-up, is a splash by the seat that picked up;
   it is as sure as that pick-up too, unless the seat's own hand (come over its rail) laid the chips there.
+  Where chips gathered within `gather_misread_s` explain part of the growth and the pot is read less sure than
+  `tap_sure`, the rest is taken for a misread of the gather, not a splash (from a tilted 4K camera the dealer's
+  gather of 200 read as 300 at 0.29 was a splash of 300 by a seat whose stack an unsure reading had shrunk: a push
+  read unsure leaves every betting ruling of the hand unsaid, and string_bet_02's string bet went unflagged).
+  A pot that grows with no gather and no pick-up to explain it is a splash by the one seat whose own hand (come over
+  its rail) laid the chips there, as sure as the pot's reading (the stack's shrink may go unread under the hand).
 A stack zone is covered when less than `covered_below` of it is seen for `cover_min_s`: its zone_chips then
 carries the visible fraction, and 1.0 again when the cover ends.
 
@@ -403,8 +409,11 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             self._rail_in(seat, chips, sure=sure)
 
     def _pot_grew(self, chips: ChipContent, delta: int, *, sure: float, since: float) -> None:
+        just_gathered = any(self.out.t - t <= self.config.gather_misread_s for t, _ in self._gathered)
         left = _take(self._gathered, delta)
         _take(self._returns, delta - left)  # gathered chips went to the pot: they can no longer go back to a stack
+        if 0 < left < delta and just_gathered and sure < self.config.tap_sure:
+            return  # a gather read a few chips long, unsure: no splash (see the module notes)
         picked = [p for p in self._pickups.values() if p.value > 0]
         if left > 0 and picked:
             # The seat whose own hand laid the chips there, else the one that picked chips up last (from video a
@@ -412,6 +421,12 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             laying = [p for p in picked if self._laid_by(p.seat, "pot", since=since)]
             seat = max(laying or picked, key=lambda p: p.t).seat
             self._land(seat, chips, landed="pot", sure=sure, laid=bool(laying))
+        elif left > 0:
+            # No pick-up seen (the stack's shrink read unsure or hidden): the seat whose own hand laid them there.
+            laid = sorted({seat for zone, seat in self._reached_by
+                           if zone == "pot" and self._laid_by(seat, "pot", since=since)})
+            if len(laid) == 1:
+                self._land(laid[0], chips, landed="pot", sure=sure, laid=True)
 
     def _laid_by(self, seat: int, zone: str, *, since: float) -> bool:
         """Whether the seat's own hand was within reach of the zone while its new chips came to rest (from `lost_s`
