@@ -43,18 +43,18 @@ _SPOT_ALIAS_LAB = 40.0  # a body colour this close (CIE Lab) to the top's spot c
 _LUMA = np.array([0.114, 0.587, 0.299])
 SWITCH_COST = 8.0  # log-odds against a change of denomination from one chip to the next
 TEMPERATURE = 3.0  # the samples' log-evidence is divided by this for the posterior (neighbouring samples correlate)
+# The rims are read from this many pixels per chip (at 1.8-2.2 their evidence lost more one-denomination stacks than
+# it gained mixed ones: dev seeds 39001-39004, stacks counted right, right before -> after: 1.8-2.2 px per chip 80 ->
+# 76 of 118, 2.2-2.6 86 -> 95 of 133, 2.6-3.5 168 -> 200 of 230, from 3.5 202 -> 233 of 267).
+PATTERN_MIN_PX = 2.2
 # The rim's pattern (`pattern_log_evidence`): each lower chip's side sampled round the rim at these angles from the
 # side facing the camera, at its mid-height, and fitted with each denomination's body and edge spots laid out as its
 # spots lie (their count, SPOT_FILL of the rim, any turn).
-# From this many pixels per chip (at 1.8-2.2 the rims' evidence lost more one-denomination stacks than it gained
-# mixed ones: dev seeds 39001-39004, stacks counted right, 1.8-2.2 px per chip 80 -> 76 of 118 right, 2.2-2.6
-# 86 -> 95 of 133, 2.6-3.5 168 -> 200 of 230, from 3.5 202 -> 233 of 267).
-PATTERN_MIN_PX = 2.2
 PATTERN_ANGLES_DEG = tuple(float(a) for a in np.linspace(-70.0, 70.0, 29))
-SPOT_FILL = 0.42  # share of the rim the edge spots cover (the simulator's chips; real ones are alike)
+SPOT_FILL = 0.42  # share of the rim the edge spots cover: the simulator's chips (a real set's may cover more or less)
 _PHASES = 24  # turns of the spot pattern tried per spot period
 _PATTERN_BLUR = 1.0  # sd (samples) of the blur the pixels put on the pattern's edges
-_PATTERN_SIGMA = 30.0  # a sample this far (BGR distance) from the fitted pattern costs 1 of log-evidence, 2x 4
+_PATTERN_SIGMA = 30.0  # a sample this far (BGR distance) from the fitted pattern costs 1 of log-evidence (twice: 4)
 _PATTERN_CAP = 4.0  # the most one sample costs (highlights, seams, a neighbour's chip)
 _PATTERN_BRIGHTNESS = (0.4, 1.6)  # a sample's brightness against the top's light times SIDE_SHADE
 PATTERN_TEMPERATURE = 5.0  # the rims' log-evidence is divided by this for a chip's posterior from its rim alone
