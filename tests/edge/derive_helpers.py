@@ -60,3 +60,18 @@ class Scene:
 def run(deriver: EventDeriver, states: list[TableState]) -> list[EventBase]:
     """Every event the deriver completes over these states, in order."""
     return [event for state in states for event in deriver.update(state)]
+
+
+def dealer_gathers(deriver: EventDeriver, scene: Scene, *, bet_track: int, bet_zone: str,
+                   pot: SeenChips) -> list[EventBase]:
+    """The dealer's hand (track 60) comes over its rail, reaches the bet (chips track `bet_track` in `bet_zone`),
+    takes it and lays `pot` in the pot, where it rests 12 frames (the hand still there)."""
+    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
+    events = run(deriver, scene.frames(2))
+    scene.hands[60] = hand(centre(bet_zone, 0, -10), bet_zone, track=60)
+    events += run(deriver, scene.frames(6))
+    del scene.chips[bet_track]
+    scene.hands[60] = hand(centre("pot", 0, -10), "pot", track=60)
+    scene.chips[pot.track_id if pot.track_id is not None else 0] = pot
+    events += run(deriver, scene.frames(12))
+    return events

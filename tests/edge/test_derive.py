@@ -7,7 +7,7 @@ import pytest
 from floorman.core.events import EventBase
 from floorman.core.table_state import SeenButton, TableState
 from floorman.edge.derive import DeriveConfig, EventDeriver
-from tests.edge.derive_helpers import LAYOUT, Scene, card, centre, chips, hand, run
+from tests.edge.derive_helpers import LAYOUT, Scene, card, centre, chips, dealer_gathers, hand, run
 
 
 def kinds(events: list[EventBase]) -> list[str]:
@@ -653,14 +653,8 @@ def test_a_gather_read_a_chip_long_unsure_is_no_splash(deriver: EventDeriver, po
     del scene.hands[51]
     scene.chips[2] = chips("bet_4", [100, 100], track=2)
     events += run(deriver, scene.frames(12))
-    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
-    events += run(deriver, scene.frames(2))
-    scene.hands[60] = hand(centre("bet_4", 0, -10), "bet_4", track=60)
-    events += run(deriver, scene.frames(6))
-    del scene.chips[2]
-    scene.hands[60] = hand(centre("pot", 0, -10), "pot", track=60)
-    scene.chips[3] = chips("pot", [100, 100, 100], track=3, count_confidence=pot_sure)
-    events += run(deriver, scene.frames(12))
+    events += dealer_gathers(deriver, scene, bet_track=2, bet_zone="bet_4",
+                             pot=chips("pot", [100, 100, 100], track=3, count_confidence=pot_sure))
     del scene.hands[60]
     events += run(deriver, scene.frames(20))
     assert [(p["seat"], p["value"], p["landed_zone"]) for p in of(events, "chips_pushed")] == pushes
@@ -691,14 +685,7 @@ def test_a_splash_long_after_a_gather_read_short_is_a_splash_however_unsure(deri
     # gather (splash_01 at 1280x720, 6 s after the gather).
     scene = Scene(chips={1: chips("stack_1", [500] * 5, track=1), 2: chips("bet_4", [100, 100], track=2)})
     events = run(deriver, scene.frames(10))
-    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
-    events += run(deriver, scene.frames(2))
-    scene.hands[60] = hand(centre("bet_4", 0, -10), "bet_4", track=60)
-    events += run(deriver, scene.frames(6))
-    del scene.chips[2]
-    scene.hands[60] = hand(centre("pot", 0, -10), "pot", track=60)
-    scene.chips[3] = chips("pot", [100], track=3)
-    events += run(deriver, scene.frames(12))
+    events += dealer_gathers(deriver, scene, bet_track=2, bet_zone="bet_4", pot=chips("pot", [100], track=3))
     del scene.hands[60]
     events += run(deriver, scene.frames(int(3.0 * 30)))
     events += seat_1_lifts_a_500(deriver, scene)

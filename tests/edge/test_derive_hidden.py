@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from floorman.core.events import EventBase
 from floorman.edge.derive import DeriveConfig, EventDeriver
-from tests.edge.derive_helpers import LAYOUT, Scene, centre, chips, hand, run
+from tests.edge.derive_helpers import LAYOUT, Scene, centre, chips, dealer_gathers, hand, run
 
 
 def of(events: list[EventBase], kind: str) -> list[dict[str, object]]:
@@ -123,14 +123,7 @@ def test_gathered_bets_do_not_explain_pocket_chips_after_the_pot_is_awarded(deri
     chips coming back from the table."""
     scene = Scene(chips={1: chips("stack_4", [500] * 4, track=1), 2: chips("bet_4", [1000], track=2)})
     run(deriver, scene.frames(10))
-    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
-    events = run(deriver, scene.frames(2))
-    scene.hands[60] = hand(centre("bet_4", 0, -10), "bet_4", track=60)
-    events += run(deriver, scene.frames(6))
-    del scene.chips[2]
-    scene.hands[60] = hand(centre("pot", 0, -10), "pot", track=60)
-    scene.chips[3] = chips("pot", [1000], track=3)
-    events += run(deriver, scene.frames(12))
+    events = dealer_gathers(deriver, scene, bet_track=2, bet_zone="bet_4", pot=chips("pot", [1000], track=3))
     del scene.chips[3]
     scene.hands[60] = hand(centre("stack_4", 0, -60), "stack_4", track=60)
     scene.chips[4] = chips("stack_4", [1000], track=4, dx=-45)
