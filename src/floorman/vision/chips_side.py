@@ -229,9 +229,7 @@ def _random_chain(denominations: int) -> FloatArray:
 
 def _chain_log_likelihood(evidence: FloatArray, chain: FloatArray, *, top: int) -> float:
     """log p(the side's evidence, the top's denomination) under a chain of denominations (`_runs_chain`, ...)."""
-    forward = evidence[0] - np.log(len(chain))
-    for k in range(1, len(evidence)):
-        forward = evidence[k] + _logsumexp(forward[:, None] + chain, axis=0)
+    forward = _forward(evidence, chain)[-1] - np.log(len(chain))  # the first chip's denomination equally likely
     return float(_logsumexp((forward + chain[:, top])[None, :], axis=1)[0])
 
 
@@ -256,11 +254,8 @@ def _viterbi(evidence: FloatArray, change: FloatArray, *, top: int) -> list[int]
 def _marginals(evidence: FloatArray, change: FloatArray, *, top: int) -> FloatArray:
     """(chips, D) posterior of each chip's denomination: the chain bottom to top, closed by the known top."""
     chips, d = evidence.shape
-    forward = np.zeros((chips, d))
+    forward = _forward(evidence, change)
     backward = np.zeros((chips, d))
-    forward[0] = evidence[0]
-    for k in range(1, chips):
-        forward[k] = evidence[k] + _logsumexp(forward[k - 1][:, None] + change, axis=0)
     backward[-1] = change[:, top]
     for k in range(chips - 2, -1, -1):
         backward[k] = _logsumexp(change + (evidence[k + 1] + backward[k + 1])[None, :], axis=1)
@@ -268,6 +263,16 @@ def _marginals(evidence: FloatArray, change: FloatArray, *, top: int) -> FloatAr
     joint -= _logsumexp(joint, axis=1)[:, None]
     result: FloatArray = np.exp(joint)
     return result
+
+
+def _forward(evidence: FloatArray, change: FloatArray) -> FloatArray:
+    """(chips, D) the forward pass bottom to top: log of the evidence so far and each chip's denomination, given the
+    log-cost (or log-probability) of each change (D, D: from, to), the first chip's denomination free."""
+    forward = np.zeros(evidence.shape)
+    forward[0] = evidence[0]
+    for k in range(1, len(evidence)):
+        forward[k] = evidence[k] + _logsumexp(forward[k - 1][:, None] + change, axis=0)
+    return forward
 
 
 def _logsumexp(values: FloatArray, *, axis: int) -> FloatArray:
