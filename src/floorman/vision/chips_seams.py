@@ -1,6 +1,6 @@
 """A stack's count from the seams of its side: evidence to add to its silhouette's.
 
-Where a stack's side shows 2.5 pixels or more per chip, the dark seams between its chips cross lines drawn up the
+Where a stack's side shows 2 pixels or more per chip, the dark seams between its chips cross lines drawn up the
 side facing the camera: a stack of n chips shows n - 1 seams, evenly spaced between the base's rim and the top's.
 Each line rises as its own rim point does (`side_lines`): under perspective the front of a side is shorter in the
 image than the centres' offset. The lines' brightness profiles, averaged, are fitted for each count with a comb of
@@ -32,10 +32,11 @@ import numpy.typing as npt
 from floorman.core.geometry import FloatArray
 from floorman.vision.chips_geometry import TableCamera, side_points
 
-# Thinner sides hold no countable seams: at 2-2.5 px per chip (1280x720 frames, close stacks) seams gave sure
-# counts one chip off (detector boxes, seeds 96001/96002 at 1280x720: counts of 0.8+ confidence 82 -> 87 % exact
-# with 2.5; at 3840x2160, seed 94035, count exact 70.0 -> 69.3 %).
-MIN_PX_PER_CHIP = 2.5
+# Thinner sides hold no countable seams. The spectrum (until session 40) gave sure counts one chip off from 2-2.5 px
+# per chip, so it began at 2.5; the comb reads them from 2.0 (session 40, camera height given, 2.5 -> 2.0: dev
+# seed 40202 (3840x2160) detector boxes count exact 78.9 -> 79.5 %, counts >= 0.8 99.3 -> 99.4 % exact; dev seed
+# 40201 (mixed sizes) 65.6 -> 66.3 %, 97.3 -> 97.3 %).
+MIN_PX_PER_CHIP = 2.0
 WEIGHT = 1.0  # log-evidence per unit of the profile's variance the comb explains (over 2 x its noise variance)
 _LINES_DEG = (-50.0, -35.0, -20.0, -10.0, 0.0, 10.0, 20.0, 35.0, 50.0)  # about the side facing the camera
 _SAMPLES_PER_PX = 4
