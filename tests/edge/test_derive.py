@@ -342,6 +342,23 @@ def test_a_rail_crossing_carries_how_sure_the_stack_readings_behind_it_were(deri
     assert (crossing["direction"], crossing["value"], crossing["confidence"]) == ("in", 1000, 0.6)
 
 
+def test_a_rail_crossing_is_not_made_unsure_by_another_stack_read_again_unsure(deriver: EventDeriver) -> None:
+    # Two 500s come onto seat 4's stack of 500s (read at 0.95) while its 25s, hidden behind a neighbour, are read
+    # again a chip short, unsure (0.4): the crossing is as sure as the 500s, which the 25s say nothing of
+    # (pocket_chips_01 from the tilted 4K camera, session 40).
+    scene = Scene(chips={1: chips("stack_4", [500] * 4, track=1, count_confidence=0.95),
+                         3: chips("stack_4", [25] * 5, track=3, dx=-45, count_confidence=0.4)})
+    run(deriver, scene.frames(5))
+    seated(scene, 4, track=54)
+    run(deriver, scene.frames(3))
+    scene.hands[54] = hand(centre("stack_4"), "stack_4", track=54)
+    scene.chips[1] = chips("stack_4", [500] * 6, track=1, count_confidence=0.95)
+    scene.chips[3] = chips("stack_4", [25] * 4, track=3, dx=-45, count_confidence=0.4)
+    events = run(deriver, scene.frames(10))
+    (crossing,) = of(events, "rail_crossing")
+    assert (crossing["direction"], crossing["value"], crossing["confidence"]) == ("in", 1000, 0.95)
+
+
 def test_a_push_carries_how_sure_the_zone_readings_behind_it_were(deriver: EventDeriver) -> None:
     # Seat 1 picks 2 of its 5 chips up and lays them in its bet zone, read at 0.7: the push is as sure as that.
     scene, events = picked_up(deriver, value=100, left=3)

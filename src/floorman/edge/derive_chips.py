@@ -297,6 +297,10 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         zone, old, new, first = change.zone, change.old, change.new, change.first
         self._changed[zone] = self.out.t
         sure = self._change_sureness(zone)
+        # How sure the chips that came are: the stacks of their values (another stack of the zone read again
+        # differently, unsure, under a neighbour that hides it, says nothing of them)
+        grown = _difference(new, old)
+        sure_grown = self._change_sureness(zone, of={v for v, _ in grown})
         self._committed_reads[zone] = self._reads.get(zone, [])
         if first and not new:
             return
@@ -308,7 +312,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             if delta < 0:
                 self._picked(seat, -delta, chips=_difference(old, new), since=change.since, sure=sure)
             else:
-                self._stack_grew(seat, _difference(new, old), delta, sure=sure)
+                self._stack_grew(seat, grown, delta, sure=sure_grown)
         elif seat is not None and kind == "hole" and delta > 0:
             self._picked(seat, -delta, chips=(), since=change.since)  # a card protector from the stack
         elif seat is not None and kind == "bet" and delta > 0 and self._is_push(seat):
@@ -327,19 +331,22 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         covered = cover is not None and bool(cover.committed)
         self._emit_zone(zone, new, visible=change.visible if covered else 1.0)
 
-    def _change_sureness(self, zone: str) -> float:
-        """How sure a zone's change is: its stacks that changed, as committed and as read now. A stack read the same
-        where it lay changes nothing, however unsure its reading (the chips moved are the others'); with no stack
-        known before, the zone's whole readings, before and now."""
+    def _change_sureness(self, zone: str, *, of: set[int] | None = None) -> float:
+        """How sure a zone's change is: its stacks that changed, as committed and as read now (`of`: only those
+        holding chips of these values). A stack read the same where it lay changes nothing, however unsure its
+        reading (the chips moved are the others'); with no stack known before, the zone's whole readings, before
+        and now."""
         whole = min(self._committed_sure.get(zone, 1.0), self._sureness.get(zone, 1.0))
         then = self._committed_reads.get(zone)
         if then is None:
             return whole
         now = self._reads.get(zone, [])
         kept_then, kept_now = _unchanged(then, now, mm=self.config.same_stack_mm)
-        changed = [r.sure for i, r in enumerate(then) if i not in kept_then]
-        changed += [r.sure for j, r in enumerate(now) if j not in kept_now]
-        return min(changed, default=whole)
+        changed = [r for i, r in enumerate(then) if i not in kept_then]
+        changed += [r for j, r in enumerate(now) if j not in kept_now]
+        if of is not None:
+            changed = [r for r in changed if of.intersection(r.chips)]
+        return min((r.sure for r in changed), default=whole)
 
     def _picked(self, seat: int, value: int, *, chips: ChipContent, since: float, sure: float = 1.0) -> None:
         """Chips left a seat's stack (value < 0: chips of the stack landed somewhere first)."""

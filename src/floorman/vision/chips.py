@@ -573,14 +573,27 @@ class ChipRecogniser:
             return (), 1.0
         if fit.px_per_chip < _MIN_SIDE_PX or self.camera is None:
             return (match.value,) * below, 0.5
+        upright = self._side_read(image, fit, match, previous=previous, lean=False)
+        if fit.top_px is None:
+            return upright
+        # A stack's chips may lie along its lean (built sloppily) or upright under a top put on askew (chips added
+        # to a stack): the side is read both ways, the surer reading kept (the leaning one when as sure)
+        leaning = self._side_read(image, fit, match, previous=previous, lean=True)
+        return leaning if leaning[1] >= upright[1] else upright
+
+    def _side_read(self, image: Image, fit: StackFit, match: ColourMatch, *, previous: tuple[int, ...] | None,
+                   lean: bool) -> tuple[tuple[int, ...], float]:
+        """`_side`'s reading with the side sampled upright over the base or (`lean`) along the stack's lean."""
+        if self.camera is None:
+            raise ValueError("expected a camera model to read a stack's side, got none")
         radius, thickness = self.chipset.diameter_mm / 2.0, self.chipset.thickness_mm
-        colours, valid = side_colours(image, self.camera, fit, radius_mm=radius, thickness_mm=thickness)
+        colours, valid = side_colours(image, self.camera, fit, radius_mm=radius, thickness_mm=thickness, lean=lean)
         index, _ = classify_side(colours.reshape(-1, 3), self.chipset, illuminant=match.illuminant)
         labels = index.reshape(colours.shape[:2])
         pattern = None
         if fit.px_per_chip >= PATTERN_MIN_PX:
             rim, rim_valid = side_colours(image, self.camera, fit, radius_mm=radius, thickness_mm=thickness,
-                                          angles_deg=PATTERN_ANGLES_DEG)
+                                          angles_deg=PATTERN_ANGLES_DEG, lean=lean)
             pattern = pattern_log_evidence(rim, rim_valid, self.chipset, illuminant=match.illuminant)
         values = [d.value for d in self.chipset.denominations]
         top = values.index(match.value)
@@ -695,7 +708,8 @@ def top_colours(image: Image, disc_to_image: FloatArray, *, radius_mm: float,
 
 
 def side_colours(image: Image, camera: TableCamera, fit: StackFit, *, radius_mm: float, thickness_mm: float,
-                 angles_deg: Sequence[float] = _SIDE_ANGLES_DEG) -> tuple[Bgr, npt.NDArray[np.bool_]]:
+                 angles_deg: Sequence[float] = _SIDE_ANGLES_DEG,
+                 lean: bool = True) -> tuple[Bgr, npt.NDArray[np.bool_]]:
     """(chips - 1, lines, 3) colours on the side facing the camera, at each lower chip's mid-height, on lines
     `angles_deg` round the rim from the side facing the camera. Where the top was seen (`fit.top_px`) off the point
     straight over the base, each chip k of n is moved that way by k / (n - 1) of it, as a sloppy stack's chips lie:
@@ -708,12 +722,12 @@ def side_colours(image: Image, camera: TableCamera, fit: StackFit, *, radius_mm:
     heights: FloatArray = (np.arange(fit.count - 1, dtype=np.float64) + 0.5) * thickness_mm
     points = side_points(camera, fit.base_mm, radius_mm=radius_mm, angles_deg=angles_deg, heights_mm=heights)
     pixels = camera.project(points.reshape(-1, 3)).reshape(*points.shape[:2], 2)
-    if fit.top_px is not None and fit.count > 1:  # the top seen off its base: the chips lean with it
+    if lean and fit.top_px is not None and fit.count > 1:  # the top seen off its base: the chips lean with it
         ends = camera.project(np.array([[*fit.base_mm, 0.0], [*fit.base_mm, fit.count * thickness_mm]]))
         axis = (ends[1] - ends[0]) / max(float(np.linalg.norm(ends[1] - ends[0])), 1e-9)
-        lean = np.asarray(fit.top_px, dtype=np.float64) - ends[1]
+        off = np.asarray(fit.top_px, dtype=np.float64) - ends[1]
         if fit.px_per_chip < MIN_PX_PER_CHIP:  # along the axis a lean is the count's to explain, unless seams are
-            lean = lean - float(lean @ axis) * axis  # read: the silhouette's top lies ~1 px up an upright stack
-        pixels = pixels + (np.arange(fit.count - 1) / (fit.count - 1))[:, None, None] * lean[None, None, :]
+            off = off - float(off @ axis) * axis  # read: the silhouette's top lies ~1 px up an upright stack
+        pixels = pixels + (np.arange(fit.count - 1) / (fit.count - 1))[:, None, None] * off[None, None, :]
     colours, inside = _sample(image, pixels.reshape(-1, 2))
     return colours.reshape(*points.shape[:2], 3), inside.reshape(points.shape[:2])
