@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from floorman.core.events import EventBase
@@ -327,36 +329,29 @@ def test_chips_added_under_a_players_hand_came_from_below_the_rail(deriver: Even
     assert kinds(events).index("rail_crossing") < kinds(events).index("zone_chips")
 
 
-def test_a_rail_crossing_carries_how_sure_the_stack_readings_behind_it_were(deriver: EventDeriver) -> None:
-    # The same chips added under the player's hand on top of a stack counted at 0.6 before the visit; a stack beside
-    # it, read the same where it lay, moved nothing and does not count however unsure (0.3).
-    scene = Scene(chips={1: chips("stack_4", [500] * 4, track=1, count_confidence=0.6),
-                         3: chips("stack_4", [100] * 5, track=3, dx=-45, count_confidence=0.3)})
+@pytest.mark.parametrize(("before", "beside", "beside_after", "beside_sure", "sure"), [
+    # a stack of 500s counted at 0.6 before the visit; a stack of 100s beside it, read the same where it lay, moved
+    # nothing and does not count however unsure (0.3)
+    (0.6, (100,) * 5, (100,) * 5, 0.3, 0.6),
+    # the 500s counted at 0.95; 25s beside them, hidden behind a neighbour, read again a chip short, unsure (0.4):
+    # they say nothing of the 500s that came (pocket_chips_01 from the tilted 4K camera, session 40)
+    (0.95, (25,) * 5, (25,) * 4, 0.4, 0.95),
+])
+def test_a_rail_crossing_carries_how_sure_the_stack_readings_behind_it_were(
+        deriver: EventDeriver, before: float, beside: tuple[int, ...], beside_after: tuple[int, ...],
+        beside_sure: float, sure: float) -> None:
+    # Two 500s added under the player's hand on top of seat 4's 500s (read at 0.95 after).
+    scene = Scene(chips={1: chips("stack_4", [500] * 4, track=1, count_confidence=before),
+                         3: chips("stack_4", beside, track=3, dx=-45, count_confidence=beside_sure)})
     run(deriver, scene.frames(5))
     seated(scene, 4, track=54)
     run(deriver, scene.frames(3))
     scene.hands[54] = hand(centre("stack_4"), "stack_4", track=54)
     scene.chips[1] = chips("stack_4", [500] * 6, track=1, count_confidence=0.95)
+    scene.chips[3] = replace(scene.chips[3], denominations=beside_after)
     events = run(deriver, scene.frames(10))
     (crossing,) = of(events, "rail_crossing")
-    assert (crossing["direction"], crossing["value"], crossing["confidence"]) == ("in", 1000, 0.6)
-
-
-def test_a_rail_crossing_is_not_made_unsure_by_another_stack_read_again_unsure(deriver: EventDeriver) -> None:
-    # Two 500s come onto seat 4's stack of 500s (read at 0.95) while its 25s, hidden behind a neighbour, are read
-    # again a chip short, unsure (0.4): the crossing is as sure as the 500s, which the 25s say nothing of
-    # (pocket_chips_01 from the tilted 4K camera, session 40).
-    scene = Scene(chips={1: chips("stack_4", [500] * 4, track=1, count_confidence=0.95),
-                         3: chips("stack_4", [25] * 5, track=3, dx=-45, count_confidence=0.4)})
-    run(deriver, scene.frames(5))
-    seated(scene, 4, track=54)
-    run(deriver, scene.frames(3))
-    scene.hands[54] = hand(centre("stack_4"), "stack_4", track=54)
-    scene.chips[1] = chips("stack_4", [500] * 6, track=1, count_confidence=0.95)
-    scene.chips[3] = chips("stack_4", [25] * 4, track=3, dx=-45, count_confidence=0.4)
-    events = run(deriver, scene.frames(10))
-    (crossing,) = of(events, "rail_crossing")
-    assert (crossing["direction"], crossing["value"], crossing["confidence"]) == ("in", 1000, 0.95)
+    assert (crossing["direction"], crossing["value"], crossing["confidence"]) == ("in", 1000, sure)
 
 
 def test_a_push_carries_how_sure_the_zone_readings_behind_it_were(deriver: EventDeriver) -> None:
