@@ -296,11 +296,12 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
     def _commit(self, change: _Change) -> None:
         zone, old, new, first = change.zone, change.old, change.new, change.first
         self._changed[zone] = self.out.t
-        sure = self._change_sureness(zone)
+        changed = self._changed_stacks(zone)
+        sure = self._change_sureness(zone, changed)
         # How sure the chips that came are: the stacks of their values (another stack of the zone read again
         # differently, unsure, under a neighbour that hides it, says nothing of them)
         grown = _difference(new, old)
-        sure_grown = self._change_sureness(zone, of={v for v, _ in grown})
+        sure_grown = self._change_sureness(zone, changed, of={v for v, _ in grown})
         self._committed_reads[zone] = self._reads.get(zone, [])
         if first and not new:
             return
@@ -331,19 +332,23 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         covered = cover is not None and bool(cover.committed)
         self._emit_zone(zone, new, visible=change.visible if covered else 1.0)
 
-    def _change_sureness(self, zone: str, *, of: set[int] | None = None) -> float:
-        """How sure a zone's change is: its stacks that changed, as committed and as read now (`of`: only those
-        holding chips of these values). A stack read the same where it lay changes nothing, however unsure its
-        reading (the chips moved are the others'); with no stack known before, the zone's whole readings, before
-        and now."""
-        whole = min(self._committed_sure.get(zone, 1.0), self._sureness.get(zone, 1.0))
+    def _changed_stacks(self, zone: str) -> list[_StackRead] | None:
+        """A zone's stacks that changed, as committed and as read now (None with no stack known before). A stack
+        read the same where it lay changes nothing, however unsure its reading (the chips moved are the others')."""
         then = self._committed_reads.get(zone)
         if then is None:
-            return whole
+            return None
         now = self._reads.get(zone, [])
         kept_then, kept_now = _unchanged(then, now, mm=self.config.same_stack_mm)
-        changed = [r for i, r in enumerate(then) if i not in kept_then]
-        changed += [r for j, r in enumerate(now) if j not in kept_now]
+        return [r for i, r in enumerate(then) if i not in kept_then] + [r for j, r in enumerate(now)
+                                                                         if j not in kept_now]
+
+    def _change_sureness(self, zone: str, changed: list[_StackRead] | None, *, of: set[int] | None = None) -> float:
+        """How sure a zone's change is: its `changed` stacks' least sure reading (`of`: only those holding chips of
+        these values); with no stack known before, the zone's whole readings, before and now."""
+        whole = min(self._committed_sure.get(zone, 1.0), self._sureness.get(zone, 1.0))
+        if changed is None:
+            return whole
         if of is not None:
             changed = [r for r in changed if of.intersection(r.chips)]
         return min((r.sure for r in changed), default=whole)

@@ -573,26 +573,24 @@ class ChipRecogniser:
             return (), 1.0
         if fit.px_per_chip < _MIN_SIDE_PX or self.camera is None:
             return (match.value,) * below, 0.5
-        upright = self._side_read(image, fit, match, previous=previous, lean=False)
+        upright = self._side_read(image, self.camera, fit, match, previous=previous, lean=False)
         if fit.top_px is None:
             return upright
         # A stack's chips may lie along its lean (built sloppily) or upright under a top put on askew (chips added
         # to a stack): the side is read both ways, the surer reading kept (the leaning one when as sure)
-        leaning = self._side_read(image, fit, match, previous=previous, lean=True)
+        leaning = self._side_read(image, self.camera, fit, match, previous=previous, lean=True)
         return leaning if leaning[1] >= upright[1] else upright
 
-    def _side_read(self, image: Image, fit: StackFit, match: ColourMatch, *, previous: tuple[int, ...] | None,
-                   lean: bool) -> tuple[tuple[int, ...], float]:
+    def _side_read(self, image: Image, camera: TableCamera, fit: StackFit, match: ColourMatch, *,
+                   previous: tuple[int, ...] | None, lean: bool) -> tuple[tuple[int, ...], float]:
         """`_side`'s reading with the side sampled upright over the base or (`lean`) along the stack's lean."""
-        if self.camera is None:
-            raise ValueError("expected a camera model to read a stack's side, got none")
         radius, thickness = self.chipset.diameter_mm / 2.0, self.chipset.thickness_mm
-        colours, valid = side_colours(image, self.camera, fit, radius_mm=radius, thickness_mm=thickness, lean=lean)
+        colours, valid = side_colours(image, camera, fit, radius_mm=radius, thickness_mm=thickness, lean=lean)
         index, _ = classify_side(colours.reshape(-1, 3), self.chipset, illuminant=match.illuminant)
         labels = index.reshape(colours.shape[:2])
         pattern = None
         if fit.px_per_chip >= PATTERN_MIN_PX:
-            rim, rim_valid = side_colours(image, self.camera, fit, radius_mm=radius, thickness_mm=thickness,
+            rim, rim_valid = side_colours(image, camera, fit, radius_mm=radius, thickness_mm=thickness,
                                           angles_deg=PATTERN_ANGLES_DEG, lean=lean)
             pattern = pattern_log_evidence(rim, rim_valid, self.chipset, illuminant=match.illuminant)
         values = [d.value for d in self.chipset.denominations]

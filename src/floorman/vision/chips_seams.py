@@ -35,7 +35,8 @@ from floorman.vision.chips_geometry import TableCamera, side_points
 # Thinner sides hold no countable seams. The spectrum (until session 40) gave sure counts one chip off from 2-2.5 px
 # per chip, so it began at 2.5; the comb reads them from 2.0 (session 40, camera height given, 2.5 -> 2.0: dev
 # seed 40202 (3840x2160) detector boxes count exact 78.9 -> 79.5 %, counts >= 0.8 99.3 -> 99.4 % exact; dev seed
-# 40201 (mixed sizes) 65.6 -> 66.3 %, 97.3 -> 97.3 %).
+# 40201 (mixed sizes, with the comb's first version, its two ends each free within 2.5 px) 65.6 -> 66.3 %, 97.3 ->
+# 97.3 %).
 MIN_PX_PER_CHIP = 2.0
 WEIGHT = 1.0  # log-evidence per unit of the profile's variance the comb explains (over 2 x its noise variance)
 _LINES_DEG = (-50.0, -35.0, -20.0, -10.0, 0.0, 10.0, 20.0, 35.0, 50.0)  # about the side facing the camera
@@ -153,15 +154,8 @@ def _erf(x: FloatArray) -> FloatArray:
     return result
 
 
-def _erf_table() -> tuple[FloatArray, FloatArray]:
-    """Abramowitz and Stegun's 7.1.26 (within 1.5e-7) on a grid of 0.01 over -4..4."""
-    x = np.linspace(-4.0, 4.0, 801)
-    t = 1.0 / (1.0 + 0.3275911 * np.abs(x))
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return x, np.sign(x) * (1.0 - poly * np.exp(-(x**2)))
-
-
-_ERF_X, _ERF_Y = _erf_table()
+_ERF_X = np.linspace(-4.0, 4.0, 801)
+_ERF_Y = np.array([math.erf(v) for v in _ERF_X])
 
 
 def side_profile(image: npt.NDArray[np.uint8], camera: TableCamera, *, base_px: FloatArray, top_px: FloatArray,
@@ -169,9 +163,6 @@ def side_profile(image: npt.NDArray[np.uint8], camera: TableCamera, *, base_px: 
     """The side's brightness up the lines of `side_lines` (their shading removed, averaged over the lines): px
     along the side from the base (each line's position scaled to the mean line), the profile there, and the mean
     line's length; None when the band between base and top is too short to hold seams."""
-    offset = np.asarray(top_px, dtype=np.float64) - np.asarray(base_px, dtype=np.float64)
-    if float(np.hypot(offset[0], offset[1])) < _MIN_BAND_PX:
-        return None
     starts, ends = side_lines(camera, base_px=base_px, top_px=top_px, radius_mm=radius_mm)
     length = float(np.linalg.norm(ends - starts, axis=1).mean())
     if length < _MIN_BAND_PX:
