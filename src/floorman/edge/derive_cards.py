@@ -82,14 +82,22 @@ class CardDeriver(ZoneDeriver[CardShape]):
     def _rides_along(self, track: Track, current: list[Track]) -> bool:
         """Whether a card first seen at the stub moves beside a card from elsewhere, the same way: the lower card
         of a fold slid past the stub, uncovered as the two spread (within 2 x same_card_mm, directions within
-        45 degrees)."""
+        45 degrees). A card from elsewhere is any but one leaving the stub now: a hole card once dealt from the stub
+        and placed is one (a fold's top card followed from its hole zone had been skipped, and the lower card, first
+        seen on the stub as it slid past, counted as a burn: tilted clean_hand_05). Such a card's way runs from where
+        it last lay at rest, and it must have moved off it by `same_card_mm`: a hole card nudged as the next card
+        dealt lands on it is no fold (its way from the stub is the new card's)."""
         moved = (track.position[0] - track.first_position[0], track.position[1] - track.first_position[1])
         for other in current:
-            if other.id == track.id or other.still or FROM_DECK in other.marks or other.observations < 3:
+            leaving = FROM_DECK in other.marks and PLACED not in other.marks
+            if other.id == track.id or other.still or leaving or other.observations < 3:
                 continue
             if other.distance_to(track.position) > 2.0 * self.config.same_card_mm:
                 continue
-            way = (other.position[0] - other.first_position[0], other.position[1] - other.first_position[1])
+            origin = other.rest_position or other.first_position
+            way = (other.position[0] - origin[0], other.position[1] - origin[1])
+            if other.rest_position is not None and math.hypot(*way) <= self.config.same_card_mm:
+                continue
             norm = math.hypot(*moved) * math.hypot(*way)
             if norm > 0 and (moved[0] * way[0] + moved[1] * way[1]) / norm >= math.cos(math.radians(45.0)):
                 return True

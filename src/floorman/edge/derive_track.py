@@ -85,6 +85,7 @@ class Track:
     ended: bool = False
     handed_over: bool = False  # ended by `Tracker._adopt`: it lives on under the vision's id for the same object
     rest_zone: str | None = None  # the zone it last lay at rest in
+    rest_position: PointMm | None = None  # where it last lay at rest
     marks: set[str] = field(default_factory=set)
 
     def distance_to(self, point: PointMm) -> float:
@@ -180,7 +181,7 @@ class Tracker:
             return track
         track.still = track.distance_to(point) <= self.still_mm
         if track.still:
-            track.rest_zone = zone
+            track.rest_zone, track.rest_position = zone, point
         track.position, track.zone, track.seen = point, zone, seen
         track.last_t, track.last_frame = t, frame
         track.observations += 1
