@@ -20,9 +20,9 @@ def centre(zone: str, dx: float = 0.0, dy: float = 0.0) -> PointMm:
 
 
 def chips(zone: str, denominations: Sequence[int], *, track: int, dx: float = 0.0,
-          visible: float = 1.0, count_confidence: float = 1.0) -> SeenChips:
+          visible: float = 1.0, count_confidence: float = 1.0, values_confidence: float = 1.0) -> SeenChips:
     return SeenChips(box=(0, 0, 1, 1), confidence=1.0, position_mm=centre(zone, dx), zone=zone,
-                     denominations=tuple(denominations), denomination_confidence=1.0,
+                     denominations=tuple(denominations), denomination_confidence=values_confidence,
                      count_confidence=count_confidence, visible_fraction=visible, track_id=track)
 
 

@@ -448,7 +448,8 @@ def test_a_pot_stack_pushed_aside_by_a_splash_changes_nothing(deriver: EventDeri
                                                                sure: float) -> None:
     # The pot holds 6 x 100 read unsure (0.45). Seat 1 lays a 500 where they lay and they are pushed a chip's width
     # aside, read the same (splash_01 from a tilted 4K camera): the splash is as sure as the 500's reading. A stack
-    # of the same chips appearing farther off may be other chips: the change is as unsure as their readings.
+    # of the same chips appearing farther off may be other chips: the change is as unsure as their readings. That
+    # chips came to rest in the pot is as sure as the 500's count either way (the 100s hold none of the chips come).
     scene = Scene(chips={1: chips("stack_1", [500] * 5, track=1), 9: chips("pot", [100] * 6, track=9,
                                                                              count_confidence=0.45)})
     events = seat_1_lifts_a_500(deriver, scene)
@@ -462,6 +463,34 @@ def test_a_pot_stack_pushed_aside_by_a_splash_changes_nothing(deriver: EventDeri
     events += run(deriver, scene.frames(20))
     (push,) = of(events, "chips_pushed")
     assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 500, "pot", sure)
+    assert push["landed_confidence"] == 1.0
+
+
+@pytest.mark.parametrize(("laid_by", "landed"), [("seat_1", 0.9), ("seat_9", 0.3)])
+def test_chips_splashed_counted_sure_and_valued_unsure_landed_sure(deriver: EventDeriver, laid_by: str,
+                                                                   landed: float) -> None:
+    # Seat 1's own hand lays a 500 and three 100s in the pot (splash_02 from a tilted 4K camera): the 100s' count is
+    # read 0.9 sure, their values 0.5 (the chips under the top, their sides too thin to read). The push's amount is
+    # unsure, its landing sure (what a splash rests on). Laid by another seat's hand, the chips are seat 1's only
+    # through its pick-up, read 0.3 sure: so is their landing.
+    scene, events = picked_up(deriver, value=100, left=3, sure=0.3)
+    track = 51 if laid_by == "seat_1" else 59
+    start = hand(LAYOUT.seat(int(laid_by[-1])).position, "rail_edge", track=track)
+    if track != 51:
+        scene.hands[51] = hand(centre("stack_1", 0, 60), "stack_1", track=51)
+        scene.hands[track] = start
+        events += run(deriver, scene.frames(3))
+    scene.hands[track] = hand(centre("pot"), "pot", track=track)
+    events += run(deriver, scene.frames(4))
+    scene.hands[track] = start
+    scene.chips[2] = chips("pot", [500], track=2)
+    scene.chips[3] = chips("pot", [100] * 3, track=3, dx=42.0, count_confidence=0.9, values_confidence=0.5)
+    events += run(deriver, scene.frames(8))
+    scene.hands.clear()
+    events += run(deriver, scene.frames(20))
+    (push,) = of(events, "chips_pushed")
+    assert (push["seat"], push["value"], push["landed_zone"]) == (1, 800, "pot")
+    assert (push["confidence"], push["landed_confidence"]) == (min(0.5, landed), landed)
 
 
 def test_a_pick_up_is_as_sure_as_the_stack_it_came_from_not_its_neighbours(deriver: EventDeriver) -> None:

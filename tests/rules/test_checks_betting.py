@@ -115,6 +115,20 @@ def test_splashing_pot_read_from_unsure_chip_counts_accuses_no_one() -> None:
         assert len(found) == expected and all(a.confidence == confidence for a in found)
 
 
+@pytest.mark.parametrize(("landed", "expected"), [(0.9, 1), (0.6, 0), (None, 0)])
+def test_a_splash_counted_sure_is_flagged_though_its_value_was_read_unsure(landed: float | None,
+                                                                           expected: int) -> None:
+    """B1 rests on where the chips came to rest, not on their value (chips under a top whose side is too thin to read:
+    splash_02 from a tilted 4K camera); a landing read unsure, or none given (then the value's), accuses no one."""
+    checker, stream, start = _flop("club_000")
+    push = [e.model_copy(update={"confidence": 0.5, "landed_confidence": landed}) if e.type == "chips_pushed" else e
+            for e in stream.push(2, 500, splash=True)]
+    found = rules_of(run(checker, start, push), RuleId.SPLASHING_POT)
+    assert len(found) == expected
+    for alert in found:
+        assert alert.confidence == landed and "unsure" in alert.explanation.en and "500" in alert.explanation.en
+
+
 def test_splashing_pot_squaring_chips_and_a_dealer_gather_are_not_flagged() -> None:
     checker, stream, start = _flop("club_000")
     from floorman.core.events import HandZone

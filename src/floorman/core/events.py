@@ -81,6 +81,11 @@ class ChipsPushed(EventBase):
     confidence: float = Field(default=1.0, ge=0, le=1, description="How sure the chips' value is: the readings of "
                               "the stacks that changed in the zone they landed in, before and after (in the pot, "
                               "those of the stack they left too: only that pick-up makes them the seat's).")
+    landed_confidence: float | None = Field(
+        default=None, ge=0, le=1, description="How sure it is that the seat's chips came to rest in `landed_zone`, "
+        "whatever their value: the counts of the stacks there holding chips of the values that came (in the pot, and "
+        "no surer than the seat's pick-up unless its own hand laid them there). What a splash (B1) rests on. None: "
+        "as `confidence`.")
 
 
 class HandZone(EventBase):

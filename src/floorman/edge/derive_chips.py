@@ -27,6 +27,10 @@ confidence). Between zones the chips are followed by value:
   read unsure leaves every betting ruling of the hand unsaid, and string_bet_02's string bet went unflagged).
   A pot that grows with no gather and no pick-up to explain it is a splash by the one seat whose own hand (come over
   its rail) laid the chips there, as sure as the pot's reading (the stack's shrink may go unread under the hand).
+  A push also says how sure it is that chips came to rest where it landed, whatever their value
+  (`landed_confidence`: the counts of the stacks holding chips of the values that came; what a splash rests on):
+  from a tilted 4K camera the pot's chips under a top are seen from above, their values never sure (splash_02's
+  three 100s: count 0.90, values 0.50), so a splash had never been sure enough to flag.
 A stack zone is covered when less than `covered_below` of it is seen for `cover_min_s`: its zone_chips then
 carries the visible fraction, and 1.0 again when the cover ends.
 
@@ -72,15 +76,17 @@ class _Landing:
     t_start: float
     last: float
     sure: float = 1.0  # how sure its amount is (`ChipsPushed.confidence`)
+    landed_sure: float = 1.0  # how sure it is that chips came to rest there (`ChipsPushed.landed_confidence`)
 
 
 @dataclass(frozen=True, slots=True)
 class _StackRead:
-    """One stack of a zone's reading: where it lies, its chips, how sure they are (count and values)."""
+    """One stack of a zone's reading: where it lies, its chips, how sure they are (count and values; count)."""
 
     position: PointMm
     chips: tuple[int, ...]
     sure: float
+    count_sure: float
 
 
 @dataclass(frozen=True)
@@ -302,6 +308,9 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         # differently, unsure, under a neighbour that hides it, says nothing of them)
         grown = _difference(new, old)
         sure_grown = self._change_sureness(zone, changed, of={v for v, _ in grown})
+        # How sure it is that chips came to rest there at all, whatever their values: the counts of the stacks
+        # holding chips of the values that came (a splash is chips thrown into the pot, of any value)
+        landed = self._change_sureness(zone, changed, of={v for v, _ in grown}, counts=True)
         self._committed_reads[zone] = self._reads.get(zone, [])
         if first and not new:
             return
@@ -317,7 +326,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         elif seat is not None and kind == "hole" and delta > 0:
             self._picked(seat, -delta, chips=(), since=change.since)  # a card protector from the stack
         elif seat is not None and kind == "bet" and delta > 0 and self._is_push(seat):
-            self._land(seat, _difference(new, old), landed=zone, sure=sure)
+            self._land(seat, _difference(new, old), landed=zone, sure=sure, landed_sure=landed)
         elif kind in ("bet", "pot", "hole") and delta < 0:
             if kind == "bet":
                 self._gathered.append((self.out.t, -delta))
@@ -325,7 +334,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
                     self.reset_trips()  # a gather; a bet read a chip short unsure is no gather of the trips
             self._returns.append((self.out.t, -delta))
         elif zone == "pot" and delta > 0:
-            self._pot_grew(_difference(new, old), delta, sure=sure, since=change.since)
+            self._pot_grew(_difference(new, old), delta, sure=sure, landed_sure=landed, since=change.since)
         if seat is not None and kind in ("stack", "hole") and delta < 0:
             self.hands.confirm(zone, holding="chips")  # a pick-up: the hand's visit was more than passing by
         cover = self._cover.get(zone)
@@ -343,15 +352,17 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         return [r for i, r in enumerate(then) if i not in kept_then] + [r for j, r in enumerate(now)
                                                                          if j not in kept_now]
 
-    def _change_sureness(self, zone: str, changed: list[_StackRead] | None, *, of: set[int] | None = None) -> float:
+    def _change_sureness(self, zone: str, changed: list[_StackRead] | None, *, of: set[int] | None = None,
+                         counts: bool = False) -> float:
         """How sure a zone's change is: its `changed` stacks' least sure reading (`of`: only those holding chips of
-        these values); with no stack known before, the zone's whole readings, before and now."""
+        these values; `counts`: their counts' sureness alone, not their values'); with no stack known before, the
+        zone's whole readings, before and now (counts and values)."""
         whole = min(self._committed_sure.get(zone, 1.0), self._sureness.get(zone, 1.0))
         if changed is None:
             return whole
         if of is not None:
             changed = [r for r in changed if of.intersection(r.chips)]
-        return min((r.sure for r in changed), default=whole)
+        return min((r.count_sure if counts else r.sure for r in changed), default=whole)
 
     def _picked(self, seat: int, value: int, *, chips: ChipContent, since: float, sure: float = 1.0) -> None:
         """Chips left a seat's stack (value < 0: chips of the stack landed somewhere first)."""
@@ -371,16 +382,18 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         pickup = self._pickups.get(seat)
         return (pickup is not None and pickup.value > 0) or any(h.seat == seat for h in self.hands.live.values())
 
-    def _land(self, seat: int, chips: ChipContent, *, landed: str, sure: float, laid: bool = False) -> None:
+    def _land(self, seat: int, chips: ChipContent, *, landed: str, sure: float, landed_sure: float,
+              laid: bool = False) -> None:
         """Chips of a push came to rest; landings close together in time make one trip. Chips in the seat's bet zone
         are the seat's, and so are chips its own hand `laid` where they landed; others (a splash the seat's hand was
-        not seen laying) are the seat's only through its pick-up, and no surer than it."""
+        not seen laying) are the seat's only through its pick-up, and no surer than it (`sure`: their amount,
+        `landed_sure`: that they came to rest there)."""
         if not chips:
             return
         t = self.out.t
         pickup = self._pickups.get(seat)
         if pickup is not None and not landed.startswith("bet_") and not laid:
-            sure = min(sure, pickup.sure)
+            sure, landed_sure = min(sure, pickup.sure), min(landed_sure, pickup.sure)
         if pickup is not None:  # booked at once: the hand no longer holds these chips
             pickup.value -= _value(chips)
         else:  # landed before the stack was seen to shrink (it was under the hand): a credit for that
@@ -389,10 +402,11 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         if pending is not None and (pending.seat, pending.landed) == (seat, landed) \
                 and t - pending.last <= self.config.trip_merge_s:
             pending.chips, pending.last, pending.sure = _sum(pending.chips, chips), t, min(pending.sure, sure)
+            pending.landed_sure = min(pending.landed_sure, landed_sure)
             return
         self.flush()
         self._landing = _Landing(seat=seat, landed=landed, chips=chips, t_start=pickup.t if pickup else t, last=t,
-                                 sure=sure)
+                                 sure=sure, landed_sure=landed_sure)
 
     def flush(self) -> None:
         """Publish the push whose chips have landed."""
@@ -408,7 +422,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         value = _value(pending.chips)
         self.out.emit(ChipsPushed, seat=seat, trip=trip, chips=_chips(pending.chips), value=value,
                       t_start=min(pending.t_start, self.out.t), landed_zone=pending.landed,
-                      confidence=round(pending.sure, 3))
+                      confidence=round(pending.sure, 3), landed_confidence=round(pending.landed_sure, 3))
 
     def _stack_grew(self, seat: int, chips: ChipContent, delta: int, *, sure: float) -> None:
         pickup = self._pickups.get(seat)
@@ -420,7 +434,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         if _take(self._returns, delta) > 0:
             self._rail_in(seat, chips, sure=sure)
 
-    def _pot_grew(self, chips: ChipContent, delta: int, *, sure: float, since: float) -> None:
+    def _pot_grew(self, chips: ChipContent, delta: int, *, sure: float, landed_sure: float, since: float) -> None:
         just_gathered = any(self.out.t - t <= self.config.gather_misread_s for t, _ in self._gathered)
         left = _take(self._gathered, delta)
         _take(self._returns, delta - left)  # gathered chips went to the pot: they can no longer go back to a stack
@@ -432,13 +446,13 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             # stack read again unsure is a pick-up too: the latest alone gave a splash to the wrong seat).
             laying = [p for p in picked if self._laid_by(p.seat, "pot", since=since)]
             seat = max(laying or picked, key=lambda p: p.t).seat
-            self._land(seat, chips, landed="pot", sure=sure, laid=bool(laying))
+            self._land(seat, chips, landed="pot", sure=sure, landed_sure=landed_sure, laid=bool(laying))
         elif left > 0:
             # No pick-up seen (the stack's shrink read unsure or hidden): the seat whose own hand laid them there.
             laid = sorted({seat for zone, seat in self._reached_by
                            if zone == "pot" and self._laid_by(seat, "pot", since=since)})
             if len(laid) == 1:
-                self._land(laid[0], chips, landed="pot", sure=sure, laid=True)
+                self._land(laid[0], chips, landed="pot", sure=sure, landed_sure=landed_sure, laid=True)
 
     def _laid_by(self, seat: int, zone: str, *, since: float) -> bool:
         """Whether the seat's own hand was within reach of the zone while its new chips came to rest (from `lost_s`
@@ -506,7 +520,8 @@ def _same_places(now: list[_StackRead], then: list[_StackRead] | None, *, mm: fl
 
 def _stack_reads(stacks: list[tuple[Track, float]]) -> list[_StackRead]:
     return [_StackRead(track.position, track.seen.denominations,
-                       min(track.seen.denomination_confidence, track.seen.count_confidence))
+                       min(track.seen.denomination_confidence, track.seen.count_confidence),
+                       track.seen.count_confidence)
             for track, _ in stacks if isinstance(track.seen, SeenChips)]
 
 

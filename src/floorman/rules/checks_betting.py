@@ -51,16 +51,27 @@ def can_string_bet(pending: PendingPush, *, event: ChipsPushed, view: View) -> b
     return pending.in_before + pending.value > facing
 
 
-def verify_splash(event: ChipsPushed) -> Finding | None:
-    """B1: the chips came to rest in the pot, not in the seat's bet zone (observe() has set aside pushes read
-    unsure: a pot misread as growing after a pick-up looks the same)."""
-    if event.landed_zone.startswith("bet_"):
+def landed_confidence(event: ChipsPushed) -> float:
+    """How sure it is that the seat's chips came to rest where they landed, whatever their value."""
+    return event.confidence if event.landed_confidence is None else event.landed_confidence
+
+
+def verify_splash(event: ChipsPushed, view: View) -> Finding | None:
+    """B1: the chips came to rest in the pot, not in the seat's bet zone. Where they came to rest is what B1 rests
+    on, not their value: a push whose chips were counted sure there and whose values were not (chips under a top
+    seen from above, their sides too thin to read) is a splash all the same, its amount told as read. A push whose
+    landing is unsure is set aside (a pot misread as growing after a pick-up looks the same)."""
+    if event.landed_zone.startswith("bet_") or not view.chips_sure(landed_confidence(event)):
         return None
-    fr = (f"Siège {event.seat} : {event.value} en jetons lancés dans le pot ({event.landed_zone}) au lieu d'être "
+    if view.chips_sure(event.confidence):
+        fr_value, en_value = f"{event.value} en jetons", f"{event.value} in chips"
+    else:
+        fr_value, en_value = f"des jetons (lus {event.value}, valeur incertaine)", f"chips (read {event.value}, unsure)"
+    fr = (f"Siège {event.seat} : {fr_value} lancés dans le pot ({event.landed_zone}) au lieu d'être "
           "posés à mi-chemin.")
-    en = f"Seat {event.seat}: {event.value} in chips thrown into the pot ({event.landed_zone}) instead of half-way."
+    en = f"Seat {event.seat}: {en_value} thrown into the pot ({event.landed_zone}) instead of half-way."
     return Evidence.of(event).finding(rule=RuleId.SPLASHING_POT, seat=event.seat, key=f"push{event.seq}",
-                                      fr=fr, en=en, confidence=event.confidence)
+                                      fr=fr, en=en, confidence=landed_confidence(event))
 
 
 def verify_out_of_turn_push(event: ChipsPushed, pending: PendingPush | None) -> Finding | None:
@@ -207,10 +218,12 @@ class BettingChecks(Check):
             settled = verify_declaration_settles(event, view, raised=self._string_bets)
             return [] if settled is None else [settled]
         assert isinstance(event, ChipsPushed)
+        splash = verify_splash(event, view)  # where the chips landed, not the hand's amounts
         if not view.chips_sure(event.confidence, view.state.chip_doubt):
-            return []  # the chips were read unsure: the push, and the hand's amounts, prove nothing
+            # the chips were read unsure: the push, and the hand's amounts, prove nothing
+            return [splash] if splash is not None and enabled(view, splash.rule) else []
         pending = view.state.pending
-        candidates = (verify_string_bet(event, view, pending=pending), verify_splash(event),
+        candidates = (verify_string_bet(event, view, pending=pending), splash,
                       verify_out_of_turn_push(event, pending))
         found = [f for f in candidates if f is not None and enabled(view, f.rule)]
         self._string_bets.update(f.key for f in found if f.rule is RuleId.STRING_BET)
