@@ -174,6 +174,36 @@ def test_a_hole_card_nudged_as_the_seats_second_card_lands_leaves_that_card_deal
     assert dealt(events) == [("hole_1", None), ("hole_1", None)]
 
 
+def test_a_lost_cards_id_given_to_the_next_card_off_the_stub_leaves_that_card_dealt(deriver: EventDeriver) -> None:
+    # The vision loses the card dealt to seat 1 (id 30) just short of its hole zone; a new id (31) takes its flight
+    # over and lands it. The next card leaving the stub, two frames on, gets the lost id 30 back, far from where it
+    # was lost,
+    # and is lost again half-way to seat 3, where new ids take its flight over: another card, dealt (from a tilted
+    # 4K camera both deals to seat 3 were lost so: out_of_turn_01).
+    scene = with_stub()
+    run(deriver, scene.frames(5))
+    start, hole_1, hole_3 = np.array(centre("deck")), np.array(centre("hole_1")), np.array(centre("hole_3"))
+    events: list[EventBase] = []
+    for step in np.linspace(0.0, 0.8, 5):
+        at = tuple(float(v) for v in start + step * (hole_1 - start))
+        scene.cards[30] = card(LAYOUT.zone_names_at(np.array([at]))[0], track=30, at=at)
+        events += run(deriver, scene.frames(1))
+    del scene.cards[30]
+    events += run(deriver, scene.frames(1))
+    scene.cards[31] = card("hole_1", track=31, at=centre("hole_1"))
+    events += run(deriver, scene.frames(2))
+    for k, step in enumerate(np.linspace(0.0, 1.0, 8)):
+        at = tuple(float(v) for v in start + step * (hole_3 - start))
+        scene.cards.pop(30, None)
+        scene.cards[30 if k < 4 else 40 + k] = card(LAYOUT.zone_names_at(np.array([at]))[0], track=30 if k < 4
+                                                    else 40 + k, at=at)
+        if k >= 4:
+            scene.cards.pop(40 + k - 1, None)
+        events += run(deriver, scene.frames(1))
+    events += run(deriver, scene.frames(12))
+    assert dealt(events) == [("hole_1", None), ("hole_3", None)]
+
+
 def test_a_card_leaving_the_stub_before_the_vision_tracks_it_is_dealt(deriver: EventDeriver) -> None:
     # In its first frames off the stub the card has no track id of the vision's yet and is listed before the stub,
     # which has one: it must not be taken for the stub (within match_mm of it) and lose its deal.

@@ -73,6 +73,13 @@ class CardDeriver(ZoneDeriver[CardShape]):
         return (track.observations >= self.config.settle_frames and track.zone in self._settle
                 and track.rest_zone == track.zone and self.hands.near(track.position, self.config.cover_mm))
 
+    def _renewed(self, track: Track, point: PointMm) -> bool:
+        """Whether the vision's id of a card lost in flight, whose flight another track took over, names another
+        card now: seen again more than `match_mm` from where it was lost (from a tilted 4K camera the id of a card
+        dealt to seat 1 came back on the next card leaving the stub, 380 mm off, and that deal to seat 3 was lost:
+        out_of_turn_01)."""
+        return CONTINUED in track.marks and track.distance_to(point) > self.config.match_mm
+
     def _towards_deck(self, track: Track) -> bool:
         """Whether a card first seen near the stub then moved towards it: a card from elsewhere passing by (folded
         cards slid across the table to a muck beyond the deck), not one leaving the stub."""
@@ -116,7 +123,8 @@ class CardDeriver(ZoneDeriver[CardShape]):
         """Read the card zones of this frame; returns the number of cards dealt."""
         button = self.button
         cards = state.cards if button is None else [c for c in state.cards if not button.read_as_card(c, state.t)]
-        current, ended = self.tracker.update(cards, frame=state.frame, t=state.t, hidden=self._hidden)
+        current, ended = self.tracker.update(cards, frame=state.frame, t=state.t, hidden=self._hidden,
+                                             renewed=self._renewed)
         dealt = self._absorb(ended)
         self._vote(current)
         contents: dict[str, list[Track]] = {name: [] for name in self.zones}

@@ -112,9 +112,12 @@ class Tracker:
         self.tracks: dict[int, Track] = {}
 
     def update(self, objects: Iterable[Seen], *, frame: int, t: float,
-               hidden: Callable[[Track], bool] | None = None) -> tuple[list[Track], list[Track]]:
+               hidden: Callable[[Track], bool] | None = None,
+               renewed: Callable[[Track, PointMm], bool] | None = None) -> tuple[list[Track], list[Track]]:
         """Match this frame's objects to tracks; returns (tracks seen now, tracks that just ended). An unseen
-        track for which `hidden` holds (a hand covers it) does not end."""
+        track for which `hidden` holds (a hand covers it) does not end. A track of the vision's id seen again at
+        `point` after a frame or more unseen, for which `renewed` holds, is another object the vision gave a lost
+        id to: that track ends and the id starts a new one."""
         placed = [(o, p) for o in objects if (p := position_of(o)) is not None]
         # the vision's own track ids first: an object without one never takes a track another object names
         taken = {seen.track_id for seen, _ in placed if seen.track_id is not None}
@@ -127,6 +130,12 @@ class Tracker:
                 ids.append(seen.track_id)
         ended: list[Track] = []
         for track_id, (_, point) in zip(ids, placed, strict=True):
+            old = self.tracks.get(track_id)
+            if old is not None and renewed is not None and track_id < _AUTO_FIRST and old.last_frame < frame - 1 \
+                    and renewed(old, point):
+                old.ended = True
+                ended.append(old)
+                del self.tracks[track_id]
             if track_id not in self.tracks and track_id < _AUTO_FIRST:
                 adopted = self._adopt(track_id, point, taken)
                 if adopted is not None:
