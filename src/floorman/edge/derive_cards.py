@@ -73,12 +73,15 @@ class CardDeriver(ZoneDeriver[CardShape]):
         return (track.observations >= self.config.settle_frames and track.zone in self._settle
                 and track.rest_zone == track.zone and self.hands.near(track.position, self.config.cover_mm))
 
-    def _renewed(self, track: Track, point: PointMm) -> bool:
-        """Whether the vision's id of a card lost in flight, whose flight another track took over, names another
-        card now: seen again more than `match_mm` from where it was lost (from a tilted 4K camera the id of a card
-        dealt to seat 1 came back on the next card leaving the stub, 380 mm off, and that deal to seat 3 was lost:
-        out_of_turn_01)."""
-        return CONTINUED in track.marks and track.distance_to(point) > self.config.match_mm
+    @staticmethod
+    def _renewed(track: Track, point: PointMm) -> bool:
+        """Whether a card's track lost in flight names another card when an object is seen again at `point`: once
+        another track took its flight over, wherever `point` is. From a tilted 4K camera the vision's id of a card
+        dealt to seat 1 came back on the next card leaving the stub, 380 mm off (out_of_turn_01), and a card without
+        an id leaving the stub was matched to the lost track of the last card, 88 mm off, then taken for a card
+        moving towards the stub (string_bet_01): both deals to seat 3, and to seat 5, were lost."""
+        del point
+        return CONTINUED in track.marks
 
     def _towards_deck(self, track: Track) -> bool:
         """Whether a card first seen near the stub then moved towards it: a card from elsewhere passing by (folded

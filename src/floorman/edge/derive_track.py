@@ -115,16 +115,17 @@ class Tracker:
                hidden: Callable[[Track], bool] | None = None,
                renewed: Callable[[Track, PointMm], bool] | None = None) -> tuple[list[Track], list[Track]]:
         """Match this frame's objects to tracks; returns (tracks seen now, tracks that just ended). An unseen
-        track for which `hidden` holds (a hand covers it) does not end. A track of the vision's id seen again at
-        `point` after a frame or more unseen, for which `renewed` holds, is another object the vision gave a lost
-        id to: that track ends and the id starts a new one."""
+        track for which `hidden` holds (a hand covers it) does not end. A track unseen for a frame or more for which
+        `renewed(track, point)` holds names another object now: the vision's id of it seen again at `point` ends it
+        and starts a new track (the vision gave a lost id to another object), and an object without an id at `point`
+        is not matched to it."""
         placed = [(o, p) for o in objects if (p := position_of(o)) is not None]
         # the vision's own track ids first: an object without one never takes a track another object names
         taken = {seen.track_id for seen, _ in placed if seen.track_id is not None}
         ids: list[int] = []
         for seen, point in placed:
             if seen.track_id is None:
-                ids.append(self._nearest(point, taken))
+                ids.append(self._nearest(point, taken, frame=frame, renewed=renewed))
                 taken.add(ids[-1])
             else:
                 ids.append(seen.track_id)
@@ -170,10 +171,11 @@ class Tracker:
         best.ended = best.handed_over = True
         return best
 
-    def _nearest(self, point: PointMm, taken: set[int]) -> int:
+    def _nearest(self, point: PointMm, taken: set[int], *, frame: int,
+                 renewed: Callable[[Track, PointMm], bool] | None) -> int:
         best, best_d = None, self.match_mm
         for track in self.tracks.values():
-            if track.id in taken:
+            if track.id in taken or (renewed is not None and track.last_frame < frame and renewed(track, point)):
                 continue
             d = track.distance_to(point)
             if d <= best_d:
