@@ -230,6 +230,31 @@ def test_a_card_without_an_id_leaving_the_stub_is_not_the_last_cards_lost_track(
     assert dealt(events) == [("hole_3", None), ("hole_5", None)]
 
 
+@pytest.mark.parametrize("first_lands", [False, True])
+def test_a_second_box_on_a_card_in_flight_landing_it_is_one_card_dealt(deriver: EventDeriver,
+                                                                       first_lands: bool) -> None:
+    # A card from the stub to seat 3 is boxed twice, 25 mm apart, as it slows (1280x720, out_of_turn_01). The box
+    # followed from the stub is then lost and the other lands: the deal is that one's. Both landing: one card.
+    scene = with_stub()
+    run(deriver, scene.frames(5))
+    start, hole_3 = np.array(centre("deck")), np.array(centre("hole_3"))
+    events: list[EventBase] = []
+    for step in np.linspace(0.0, 0.85, 6):
+        at = tuple(float(v) for v in start + step * (hole_3 - start))
+        scene.cards[30] = card(LAYOUT.zone_names_at(np.array([at]))[0], track=30, at=at)
+        events += run(deriver, scene.frames(1))
+    twin = (scene.cards[30].position_mm[0] - 23.0, scene.cards[30].position_mm[1] + 10.0)
+    scene.cards[31] = card(LAYOUT.zone_names_at(np.array([twin]))[0], track=31, at=twin)
+    events += run(deriver, scene.frames(1))
+    if first_lands:
+        scene.cards[30] = card("hole_3", track=30, at=centre("hole_3", 15.0))
+    else:
+        del scene.cards[30]
+    scene.cards[31] = card("hole_3", track=31, at=centre("hole_3"))
+    events += run(deriver, scene.frames(15))
+    assert dealt(events) == [("hole_3", None)]
+
+
 def test_a_card_leaving_the_stub_before_the_vision_tracks_it_is_dealt(deriver: EventDeriver) -> None:
     # In its first frames off the stub the card has no track id of the vision's yet and is listed before the stub,
     # which has one: it must not be taken for the stub (within match_mm of it) and lose its deal.

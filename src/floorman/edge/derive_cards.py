@@ -5,8 +5,10 @@ there for now; it must settle before it counts. A card whose track began on or n
 the stub; the first time it settles in a zone (a hole zone, the board, the muck as a burn card, or face up on
 the deck as a rabbit card) it is dealt. A dealt card flies faster than a tracker links from one frame to the
 next, so a card from the stub lost in flight continues as the next new card track that appears within reach of
-where it was lost (`flight_gap_s`, `flight_speed_mm_s`); one first seen near the stub that then moves towards
-it came from elsewhere (folded cards slid past the deck to the muck beyond it). A new track within
+where it was lost (`flight_gap_s`, `flight_speed_mm_s`), or as a second box seen beside it (`same_card_mm`)
+since before it was lost; a lost track whose flight another took over is matched to no later sighting (the vision
+gives lost ids to new objects, the next card off the stub among them); one first seen near the stub that then
+moves towards it came from elsewhere (folded cards slid past the deck to the muck beyond it). A new track within
 `same_card_mm` of a placed card is that card again, not a card dealt: found again where it lay, or a second box
 on it while it is seen (a card partly covered by a hand is read as its uncovered part); on the board, where cards
 lie apart, of two tracks at rest within `same_card_mm` of each other the later is a second box on the earlier's card
@@ -113,6 +115,20 @@ class CardDeriver(ZoneDeriver[CardShape]):
                 return True
         return False
 
+    def _hand_flight_over(self, lost: Track, current: list[Track]) -> None:
+        """A card from the stub lost in flight while a second box on it, seen beside it since before it was lost,
+        flies on: that box takes the flight over (it continues it, as a track appearing after the loss does). From
+        a 1280x720 camera a card dealt to seat 3 was boxed twice 25 mm apart as it slowed; the box followed from the
+        stub was lost, the other landed, and the deal was lost (out_of_turn_01)."""
+        if not {FROM_DECK, LEFT} <= lost.marks or lost.marks & {PLACED, CONTINUED}:
+            return
+        twins = [t for t in current if not t.marks & {FROM_DECK, PLACED} and t.first_t <= lost.last_t
+                 and math.dist(t.first_position, lost.position) <= self.config.same_card_mm]
+        if twins:
+            twin = min(twins, key=lambda t: math.dist(t.first_position, lost.position))
+            twin.marks.update((FROM_DECK, LEFT))
+            lost.marks.add(CONTINUED)
+
     def _deck_distance(self, point: PointMm) -> float:
         """Millimetres from `point` to the deck zone (0 inside it)."""
         return distance_to_zone(point, self._deck)
@@ -151,6 +167,7 @@ class CardDeriver(ZoneDeriver[CardShape]):
             if track.still and track.zone in contents and not self._is_stub(track):
                 contents[track.zone].append(track)
         for track in self.tracker.unseen(current):
+            self._hand_flight_over(track, current)
             if track.zone in contents and self._hidden(track) and not self._is_stub(track):
                 contents[track.zone].append(track)
         if "board" in contents:
