@@ -335,6 +335,25 @@ def test_a_burn_lost_in_the_muck_pile_as_it_lands_is_dealt(deriver: EventDeriver
     assert dealt(fly_onto_the_pile(scene, deriver, track=30)) == [("muck", None)]
 
 
+def test_a_burn_whose_flight_another_track_took_over_is_one_card_in_the_pile(deriver: EventDeriver) -> None:
+    # The burn's box is lost as it reaches the muck zone and a new one (track 31) takes its flight over and comes to
+    # rest beside the pile: one card dealt to the muck and one more there, not two (the lost track, ending in the
+    # muck zone, had been counted lost in the pile too).
+    scene = with_stub()
+    scene.cards[2] = card("muck", track=2, at=centre("muck", 40))
+    run(deriver, scene.frames(10))
+    events: list[EventBase] = []
+    for x in (-100.0, -40.0, 40.0, 90.0):
+        scene.cards[30] = card(LAYOUT.zone_names_at(np.array([[x, -400.0]]))[0], track=30, at=(x, -400.0))
+        events += run(deriver, scene.frames(1))
+    del scene.cards[30]
+    scene.cards[31] = card("muck", track=31, at=centre("muck", -20))
+    events += run(deriver, scene.frames(40))
+    assert dealt(events) == [("muck", None)]
+    muck = [d["face_down"] for e in events if (d := e.model_dump())["type"] == "zone_cards" and d["zone"] == "muck"]
+    assert muck[-1] == 2
+
+
 def rest_on_seat_1_cards(scene: Scene, deriver: EventDeriver) -> None:
     """Seat 1 holds two hole cards (tracks 5, 6); its hand (track 51) comes over the rail and rests on them."""
     scene.cards[5] = card("hole_1", track=5, at=centre("hole_1", -20))

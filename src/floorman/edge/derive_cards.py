@@ -76,13 +76,12 @@ class CardDeriver(ZoneDeriver[CardShape]):
                 and track.rest_zone == track.zone and self.hands.near(track.position, self.config.cover_mm))
 
     @staticmethod
-    def _renewed(track: Track, point: PointMm) -> bool:
-        """Whether a card's track lost in flight names another card when an object is seen again at `point`: once
-        another track took its flight over, wherever `point` is. From a tilted 4K camera the vision's id of a card
+    def _renewed(track: Track) -> bool:
+        """Whether a card's track lost in flight names no card seen again: once another track took its flight over,
+        its card is that one. From a tilted 4K camera the vision's id of a card
         dealt to seat 1 came back on the next card leaving the stub, 380 mm off (out_of_turn_01), and a card without
         an id leaving the stub was matched to the lost track of the last card, 88 mm off, then taken for a card
         moving towards the stub (string_bet_01): both deals to seat 3, and to seat 5, were lost."""
-        del point
         return CONTINUED in track.marks
 
     def _towards_deck(self, track: Track) -> bool:
@@ -211,8 +210,8 @@ class CardDeriver(ZoneDeriver[CardShape]):
         (`_folds_card`): folded cards slid past the stub to a muck beyond it look like cards leaving it."""
         burns = 0
         for track in ended:
-            if not self._into_muck(track) or track.handed_over:
-                continue  # a card handed over to the vision's id is the same card, not one lost in the pile
+            if not self._into_muck(track) or track.handed_over or CONTINUED in track.marks:
+                continue  # a card handed over to the vision's id, or whose flight another track took over, lives on
             self.absorbed += 1
             fold_card = self._folds_card()  # (taken off the fold's cards yet to come to rest either way)
             if FROM_DECK in track.marks and LEFT in track.marks and not track.marks & {PLACED, CONTINUED} \

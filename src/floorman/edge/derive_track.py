@@ -113,12 +113,11 @@ class Tracker:
 
     def update(self, objects: Iterable[Seen], *, frame: int, t: float,
                hidden: Callable[[Track], bool] | None = None,
-               renewed: Callable[[Track, PointMm], bool] | None = None) -> tuple[list[Track], list[Track]]:
+               renewed: Callable[[Track], bool] | None = None) -> tuple[list[Track], list[Track]]:
         """Match this frame's objects to tracks; returns (tracks seen now, tracks that just ended). An unseen
         track for which `hidden` holds (a hand covers it) does not end. A track unseen for a frame or more for which
-        `renewed(track, point)` holds names another object now: the vision's id of it seen again at `point` ends it
-        and starts a new track (the vision gave a lost id to another object), and an object without an id at `point`
-        is not matched to it."""
+        `renewed` holds names no object seen again: the vision's id of it seen again ends it and starts a new track
+        (the vision gave a lost id to another object), and an object without an id is not matched to it."""
         placed = [(o, p) for o in objects if (p := position_of(o)) is not None]
         # the vision's own track ids first: an object without one never takes a track another object names
         taken = {seen.track_id for seen, _ in placed if seen.track_id is not None}
@@ -133,7 +132,7 @@ class Tracker:
         for track_id, (_, point) in zip(ids, placed, strict=True):
             old = self.tracks.get(track_id)
             if old is not None and renewed is not None and track_id < _AUTO_FIRST and old.last_frame < frame - 1 \
-                    and renewed(old, point):
+                    and renewed(old):
                 old.ended = True
                 ended.append(old)
                 del self.tracks[track_id]
@@ -172,10 +171,10 @@ class Tracker:
         return best
 
     def _nearest(self, point: PointMm, taken: set[int], *, frame: int,
-                 renewed: Callable[[Track, PointMm], bool] | None) -> int:
+                 renewed: Callable[[Track], bool] | None) -> int:
         best, best_d = None, self.match_mm
         for track in self.tracks.values():
-            if track.id in taken or (renewed is not None and track.last_frame < frame and renewed(track, point)):
+            if track.id in taken or (renewed is not None and track.last_frame < frame and renewed(track)):
                 continue
             d = track.distance_to(point)
             if d <= best_d:
