@@ -384,6 +384,24 @@ def test_a_push_is_as_sure_as_its_landing_a_splash_as_its_pick_up_too(deriver: E
     assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 200, landed, sure)
 
 
+def a_hand_reaches_the_pot(deriver: EventDeriver, scene: Scene, *, comes_from: str) -> list[EventBase]:
+    """A hand comes over a seat's rail (`seat_<s>`; seat 1's is track 51, another's 59, seat 1's own hand then
+    resting by its stack) or from a zone (track 59 first seen there), reaches the pot and goes back where it came
+    from: what it lays there is for the caller to add."""
+    track = 51 if comes_from == "seat_1" else 59
+    start = hand(centre(comes_from), comes_from, track=track) if not comes_from.startswith("seat_") else \
+        hand(LAYOUT.seat(int(comes_from[-1])).position, "rail_edge", track=track)
+    events: list[EventBase] = []
+    if track != 51:
+        scene.hands[51] = hand(centre("stack_1", 0, 60), "stack_1", track=51)
+        scene.hands[track] = start
+        events += run(deriver, scene.frames(3))
+    scene.hands[track] = hand(centre("pot"), "pot", track=track)
+    events += run(deriver, scene.frames(4))
+    scene.hands[track] = start
+    return events
+
+
 @pytest.mark.parametrize(("comes_from", "sure"), [("seat_1", 1.0), ("seat_9", 0.3), ("bet_1", 0.3)])
 def test_chips_a_hand_lays_in_the_pot_are_the_seat_of_that_hand(deriver: EventDeriver, comes_from: str,
                                                                   sure: float) -> None:
@@ -393,16 +411,7 @@ def test_chips_a_hand_lays_in_the_pot_are_the_seat_of_that_hand(deriver: EventDe
     # seat 1's bet zone (a track lost and found again: string_bet_02 from video, the dealer's gathering hand taken
     # for seat 3's), seat 1's chips are in the pot only through its unsure pick-up.
     scene, events = picked_up(deriver, value=100, left=3, sure=0.3)
-    track = 51 if comes_from == "seat_1" else 59
-    start = hand(centre(comes_from), comes_from, track=track) if comes_from.startswith("bet_") else \
-        hand(LAYOUT.seat(int(comes_from[-1])).position, "rail_edge", track=track)
-    if track != 51:
-        scene.hands[51] = hand(centre("stack_1", 0, 60), "stack_1", track=51)
-        scene.hands[track] = start
-        events += run(deriver, scene.frames(3))
-    scene.hands[track] = hand(centre("pot"), "pot", track=track)
-    events += run(deriver, scene.frames(4))
-    scene.hands[track] = start
+    events += a_hand_reaches_the_pot(deriver, scene, comes_from=comes_from)
     scene.chips[2] = chips("pot", [100, 100], track=2)
     events += run(deriver, scene.frames(8))
     scene.hands.clear()
@@ -474,15 +483,7 @@ def test_chips_splashed_counted_sure_and_valued_unsure_landed_sure(deriver: Even
     # unsure, its landing sure (what a splash rests on). Laid by another seat's hand, the chips are seat 1's only
     # through its pick-up, read 0.3 sure: so is their landing.
     scene, events = picked_up(deriver, value=100, left=3, sure=0.3)
-    track = 51 if laid_by == "seat_1" else 59
-    start = hand(LAYOUT.seat(int(laid_by[-1])).position, "rail_edge", track=track)
-    if track != 51:
-        scene.hands[51] = hand(centre("stack_1", 0, 60), "stack_1", track=51)
-        scene.hands[track] = start
-        events += run(deriver, scene.frames(3))
-    scene.hands[track] = hand(centre("pot"), "pot", track=track)
-    events += run(deriver, scene.frames(4))
-    scene.hands[track] = start
+    events += a_hand_reaches_the_pot(deriver, scene, comes_from=laid_by)
     scene.chips[2] = chips("pot", [500], track=2)
     scene.chips[3] = chips("pot", [100] * 3, track=3, dx=42.0, count_confidence=0.9, values_confidence=0.5)
     events += run(deriver, scene.frames(8))

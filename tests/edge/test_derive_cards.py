@@ -111,12 +111,11 @@ def test_a_fold_sliding_past_the_stub_does_not_stop_a_shuffle(deriver: EventDeri
     assert shuffles(events) == 1
 
 
-def test_the_lower_card_of_a_fold_uncovered_at_the_stub_is_no_burn(deriver: EventDeriver) -> None:
-    # Two folded cards slide past the stub to the muck; the lower one shows only as they spread over the stub.
-    scene = with_stub()
-    run(deriver, scene.frames(5))
+def slide_a_fold_past_the_stub(scene: Scene, deriver: EventDeriver, *, xs: tuple[float, ...]) -> list[EventBase]:
+    """Two folded cards (tracks 30, 31) slide along y = -400 through the x positions given, then past the stub, where
+    the lower one (31) shows as they spread, and come to rest in the muck."""
     events: list[EventBase] = []
-    for x in (-400.0, -330.0, -260.0, -190.0):
+    for x in xs:
         scene.cards[30] = card(None, track=30, at=(x, -400.0))
         events += run(deriver, scene.frames(1))
     for x in (-120.0, -50.0, 20.0, 90.0):
@@ -126,8 +125,14 @@ def test_the_lower_card_of_a_fold_uncovered_at_the_stub_is_no_burn(deriver: Even
         events += run(deriver, scene.frames(1))
     scene.cards[30] = card("muck", track=30, at=centre("muck"))
     scene.cards[31] = card("muck", track=31, at=centre("muck", 20))
-    events += run(deriver, scene.frames(10))
-    assert dealt(events) == []
+    return events + run(deriver, scene.frames(10))
+
+
+def test_the_lower_card_of_a_fold_uncovered_at_the_stub_is_no_burn(deriver: EventDeriver) -> None:
+    # Two folded cards slide past the stub to the muck; the lower one shows only as they spread over the stub.
+    scene = with_stub()
+    run(deriver, scene.frames(5))
+    assert dealt(slide_a_fold_past_the_stub(scene, deriver, xs=(-400.0, -330.0, -260.0, -190.0))) == []
 
 
 def test_the_lower_card_of_a_fold_followed_from_its_hole_zone_is_no_burn(deriver: EventDeriver) -> None:
@@ -136,21 +141,9 @@ def test_the_lower_card_of_a_fold_followed_from_its_hole_zone_is_no_burn(deriver
     # burn: a false E4 from video (tilted clean_hand_05, session 40).
     scene = with_stub()
     run(deriver, scene.frames(5))
-    events = deal(scene, deriver, track=30, to=centre("hole_1"))
-    assert dealt(events) == [("hole_1", None)]
-    events = []
-    for x in (-540.0, -470.0, -400.0, -330.0, -260.0, -190.0):
-        scene.cards[30] = card(None, track=30, at=(x, -400.0))
-        events += run(deriver, scene.frames(1))
-    for x in (-120.0, -50.0, 20.0, 90.0):
-        scene.cards[30] = card(LAYOUT.zone_names_at(np.array([[x, -400.0]]))[0], track=30, at=(x, -400.0))
-        lower = x - 30.0
-        scene.cards[31] = card(LAYOUT.zone_names_at(np.array([[lower, -380.0]]))[0], track=31, at=(lower, -380.0))
-        events += run(deriver, scene.frames(1))
-    scene.cards[30] = card("muck", track=30, at=centre("muck"))
-    scene.cards[31] = card("muck", track=31, at=centre("muck", 20))
-    events += run(deriver, scene.frames(10))
-    assert dealt(events) == []
+    assert dealt(deal(scene, deriver, track=30, to=centre("hole_1"))) == [("hole_1", None)]
+    xs = (-540.0, -470.0, -400.0, -330.0, -260.0, -190.0)
+    assert dealt(slide_a_fold_past_the_stub(scene, deriver, xs=xs)) == []
 
 
 def test_a_hole_card_nudged_as_the_seats_second_card_lands_leaves_that_card_dealt(deriver: EventDeriver) -> None:
