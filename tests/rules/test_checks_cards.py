@@ -3,6 +3,8 @@ F2 all-in reveal, F4 odd chip. Each must flag, and its look-alikes must not."""
 
 from __future__ import annotations
 
+import pytest
+
 from floorman.core.rule_ids import RuleId
 from tests.rules.checking import raised, rules_of, run, table
 
@@ -135,6 +137,19 @@ def test_allin_showdown_reveal_000_10_7() -> None:
     (alert,) = rules_of(alerts, RuleId.ALLIN_SHOWDOWN_REVEAL)
     assert alert.seat == 3 and any(c.rule == "10-7" for c in alert.citations)
     assert raised(alerts) == [("F2", 3)]
+
+
+@pytest.mark.parametrize(("stack_sure", "expected"), [(1.0, [("F2", 3)]), (0.5, [])])
+def test_allin_showdown_reveal_not_from_a_stack_read_empty_after_an_unsure_reading(stack_sure: float,
+                                                                                   expected: list[object]) -> None:
+    """Seat 4's stack is read before its push as sure as `stack_sure`, then empty: read unsure, its chips may be
+    chips the camera no longer sees, so seat 4 is no surer all-in (from a 1280x720 camera ~50 degrees from vertical,
+    far seats' stacks read empty made them all-in: two false F2, premature_board_02)."""
+    checker, stream, start = table("club_000", stack=1000)
+    seen = stream._stack(4).model_copy(update={"confidence": stack_sure})
+    alerts = run(checker, start, [seen], stream.push(4, 1000), stream.fold(1), stream.fold(2), stream.push(3, 800),
+                 stream.show(4, "AS", "AD"), stream.board("2C", "7D", "KH"))
+    assert raised(alerts) == expected
 
 
 def test_allin_showdown_reveal_hands_turned_up_and_betting_still_open() -> None:

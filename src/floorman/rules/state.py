@@ -65,6 +65,7 @@ logger = logging.getLogger(__name__)
 class _Seat:
     seat: int
     stack: int | None = None
+    stack_sure: float = 1.0  # how sure the stack zone's last reading was (`zone_chips.confidence`)
     in_hand: bool = False
     folded: bool = False
     fold_confidence: float = 1.0  # a fold read from a tap facing a bet is only as sure as the amounts
@@ -490,7 +491,13 @@ class HandState:
     def _on_chips(self, event: EventBase) -> list[HandAction]:
         assert isinstance(event, ZoneChips)
         if event.zone.startswith("stack_") and event.seat is not None:
-            self._seat(event.seat).stack = event.value if event.visible_fraction >= 1.0 else None
+            seat = self._seat(event.seat)
+            # A stack zone read empty right after a reading less sure than `sure_fold` says nothing of the chips:
+            # stacks the camera could not count may be stacks it no longer sees (from a 1280x720 camera ~50 degrees
+            # from vertical, far seats' stacks read empty made them all-in, and two false F2 followed)
+            unseen = event.value == 0 and seat.stack != 0 and seat.stack_sure < self.sure_fold
+            seat.stack = None if event.visible_fraction < 1.0 or unseen else event.value
+            seat.stack_sure = event.confidence
         return []
 
     def _on_hand(self, event: EventBase) -> list[HandAction]:
