@@ -347,6 +347,33 @@ def test_a_burn_whose_flight_another_track_took_over_is_one_card_in_the_pile(der
     assert muck[-1] == 2
 
 
+def test_a_burn_lost_in_the_pile_is_dealt_before_the_card_that_follows_it(deriver: EventDeriver) -> None:
+    # The burn lands on the pile and its box is lost there (its id seen once more on the pile's box); the turn leaves
+    # the stub at once and lands before the burn's track would end. The burn is dealt first (it had come after the
+    # turn card: an E4 "no burn", an E2, then an E4 "two burns" at the river, tilted720 under ggc).
+    scene = with_stub()
+    scene.cards[2] = card("muck", track=2)
+    run(deriver, scene.frames(10))
+    events: list[EventBase] = []
+    for x in (-100.0, -40.0, 40.0):
+        scene.cards[30] = card(LAYOUT.zone_names_at(np.array([[x, -400.0]]))[0], track=30, at=(x, -400.0))
+        events += run(deriver, scene.frames(1))
+    scene.cards[30] = card("muck", track=30, at=centre("muck", 10))
+    events += run(deriver, scene.frames(1))
+    del scene.cards[30]
+    events += run(deriver, scene.frames(3))
+    scene.cards[30] = card("muck", track=30, at=centre("muck", 0, -20))  # its id once more on the pile's box
+    events += run(deriver, scene.frames(1))
+    del scene.cards[30]
+    start, board = np.array(centre("deck")), np.array(centre("board"))
+    for step in np.linspace(0.0, 1.0, 4):
+        at = tuple(float(v) for v in start + step * (board - start))
+        scene.cards[31] = card(LAYOUT.zone_names_at(np.array([at]))[0], track=31, at=at, face_up=True, identity="9D")
+        events += run(deriver, scene.frames(1))
+    events += run(deriver, scene.frames(30))
+    assert dealt(events) == [("muck", None), ("board", "9D")]
+
+
 def rest_on_seat_1_cards(scene: Scene, deriver: EventDeriver) -> None:
     """Seat 1 holds two hole cards (tracks 5, 6); its hand (track 51) comes over the rail and rests on them."""
     scene.cards[5] = card("hole_1", track=5, at=centre("hole_1", -20))

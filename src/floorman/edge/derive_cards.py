@@ -146,6 +146,7 @@ class CardDeriver(ZoneDeriver[CardShape]):
         dealt = self._absorb(ended)
         self._vote(current)
         contents: dict[str, list[Track]] = {name: [] for name in self.zones}
+        left_now = False
         for track in current:
             if track.observations == 1 and self._doubles(track, current):
                 track.marks.add(PLACED)
@@ -163,8 +164,11 @@ class CardDeriver(ZoneDeriver[CardShape]):
                     and track.distance_to(track.first_position) > self.config.still_mm:
                 track.marks.add(LEFT)
                 self.last_from_deck = max(self.last_from_deck, track.first_t)
+                left_now = True
             if track.still and track.zone in contents and not self._is_stub(track):
                 contents[track.zone].append(track)
+        if left_now:
+            dealt += self._absorb(self._lost_in_pile(current))
         for track in self.tracker.unseen(current):
             self._hand_flight_over(track, current)
             if track.zone in contents and self._hidden(track) and not self._is_stub(track):
@@ -219,6 +223,18 @@ class CardDeriver(ZoneDeriver[CardShape]):
                 self._burn()
                 burns += 1
         return burns
+
+    def _lost_in_pile(self, current: list[Track]) -> list[Track]:
+        """Cards from the stub lost in the muck zone and not seen since (a burn landing on the pile is seen as the
+        pile's box): once the next card leaves the stub they are ended at once, not `lost_s` later, so that the burn
+        is dealt before that card (from a 1280x720 camera ~50 degrees from vertical the turn's burn, ended 0.8 s after
+        it landed, came after the turn card: an E4 "no burn", an E2, then an E4 "two burns" at the river, under ggc)."""
+        lost = [t for t in self.tracker.unseen(current) if self._into_muck(t) and {FROM_DECK, LEFT} <= t.marks
+                and not t.marks & {PLACED, CONTINUED} and not t.handed_over and not self._hidden(t)]
+        for track in lost:
+            track.ended = True
+            del self.tracker.tracks[track.id]
+        return lost
 
     def _covering_burns(self, tracks: list[Track]) -> int:
         """A card that left the stub and rests in the muck while the pile's count stays as it was (it lies over one
