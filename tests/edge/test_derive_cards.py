@@ -9,13 +9,18 @@ import numpy as np
 import pytest
 
 from floorman.core.events import EventBase
-from floorman.core.table_state import PointMm
+from floorman.core.table_state import PointMm, SeenCard
 from floorman.edge.derive import DeriveConfig, EventDeriver
 from tests.edge.derive_helpers import LAYOUT, Scene, card, centre, hand, run
 
 
 def dealt(events: list[EventBase]) -> list[tuple[object, object]]:
     return [(d["to_zone"], d["card"]) for e in events if (d := e.model_dump())["type"] == "card_dealt"]
+
+
+def card_at(at: PointMm, *, track: int, face_up: bool = False, identity: str | None = None) -> SeenCard:
+    """A card seen at a table point, in the zone there."""
+    return card(LAYOUT.zone_names_at(np.array([at]))[0], track=track, at=at, face_up=face_up, identity=identity)
 
 
 def with_stub() -> Scene:
@@ -159,7 +164,7 @@ def test_a_hole_card_nudged_as_the_seats_second_card_lands_leaves_that_card_deal
     del scene.cards[31]
     events += run(deriver, scene.frames(2))
     for step, at in enumerate(((-560.0, -375.0), (-600.0, -368.0), (-615.0, -360.0))):
-        scene.cards[32] = card(LAYOUT.zone_names_at(np.array([at]))[0], track=32, at=at)
+        scene.cards[32] = card_at(at, track=32)
         if step == 1:  # the first card pushed along
             scene.cards[30] = card("hole_1", track=30, at=(first[0] - 14.0, first[1] + 2.0))
         events += run(deriver, scene.frames(1))
@@ -170,28 +175,27 @@ def test_a_hole_card_nudged_as_the_seats_second_card_lands_leaves_that_card_deal
 def test_a_lost_cards_id_given_to_the_next_card_off_the_stub_leaves_that_card_dealt(deriver: EventDeriver) -> None:
     # The vision loses the card dealt to seat 1 (id 30) just short of its hole zone; a new id (31) takes its flight
     # over and lands it. The next card leaving the stub, two frames on, gets the lost id 30 back, far from where it
-    # was lost,
-    # and is lost again half-way to seat 3, where new ids take its flight over: another card, dealt (from a tilted
-    # 4K camera both deals to seat 3 were lost so: out_of_turn_01).
+    # was lost, and is lost again half-way to seat 3, where new ids take its flight over: another card, dealt (from a
+    # tilted 4K camera both deals to seat 3 were lost so: out_of_turn_01).
     scene = with_stub()
     run(deriver, scene.frames(5))
     start, hole_1, hole_3 = np.array(centre("deck")), np.array(centre("hole_1")), np.array(centre("hole_3"))
     events: list[EventBase] = []
     for step in np.linspace(0.0, 0.8, 5):
         at = tuple(float(v) for v in start + step * (hole_1 - start))
-        scene.cards[30] = card(LAYOUT.zone_names_at(np.array([at]))[0], track=30, at=at)
+        scene.cards[30] = card_at(at, track=30)
         events += run(deriver, scene.frames(1))
     del scene.cards[30]
     events += run(deriver, scene.frames(1))
     scene.cards[31] = card("hole_1", track=31, at=centre("hole_1"))
     events += run(deriver, scene.frames(2))
+    previous = 30
     for k, step in enumerate(np.linspace(0.0, 1.0, 8)):
         at = tuple(float(v) for v in start + step * (hole_3 - start))
-        scene.cards.pop(30, None)
-        scene.cards[30 if k < 4 else 40 + k] = card(LAYOUT.zone_names_at(np.array([at]))[0], track=30 if k < 4
-                                                    else 40 + k, at=at)
-        if k >= 4:
-            scene.cards.pop(40 + k - 1, None)
+        track = 30 if k < 4 else 40 + k  # id 30, then a new id each frame
+        scene.cards.pop(previous, None)
+        scene.cards[track] = card_at(at, track=track)
+        previous = track
         events += run(deriver, scene.frames(1))
     events += run(deriver, scene.frames(12))
     assert dealt(events) == [("hole_1", None), ("hole_3", None)]
@@ -207,7 +211,7 @@ def test_a_card_without_an_id_leaving_the_stub_is_not_the_last_cards_lost_track(
     events: list[EventBase] = []
 
     def seen(at: tuple[float, float]) -> None:
-        scene.cards[30] = replace(card(LAYOUT.zone_names_at(np.array([at]))[0], track=0, at=at), track_id=None)
+        scene.cards[30] = replace(card_at(at, track=0), track_id=None)
 
     for at in ((-229.0, -351.0), (-348.0, -257.0), (-493.0, -145.0), (-644.0, -29.0), (-776.0, 68.0),
                (-873.0, 146.0), (-909.0, 174.0)):
@@ -234,10 +238,10 @@ def test_a_second_box_on_a_card_in_flight_landing_it_is_one_card_dealt(deriver: 
     events: list[EventBase] = []
     for step in np.linspace(0.0, 0.85, 6):
         at = tuple(float(v) for v in start + step * (hole_3 - start))
-        scene.cards[30] = card(LAYOUT.zone_names_at(np.array([at]))[0], track=30, at=at)
+        scene.cards[30] = card_at(at, track=30)
         events += run(deriver, scene.frames(1))
     twin = (scene.cards[30].position_mm[0] - 23.0, scene.cards[30].position_mm[1] + 10.0)
-    scene.cards[31] = card(LAYOUT.zone_names_at(np.array([twin]))[0], track=31, at=twin)
+    scene.cards[31] = card_at(twin, track=31)
     events += run(deriver, scene.frames(1))
     if first_lands:
         scene.cards[30] = card("hole_3", track=30, at=centre("hole_3", 15.0))
@@ -368,7 +372,7 @@ def test_a_burn_lost_in_the_pile_is_dealt_before_the_card_that_follows_it(derive
     start, board = np.array(centre("deck")), np.array(centre("board"))
     for step in np.linspace(0.0, 1.0, 4):
         at = tuple(float(v) for v in start + step * (board - start))
-        scene.cards[31] = card(LAYOUT.zone_names_at(np.array([at]))[0], track=31, at=at, face_up=True, identity="9D")
+        scene.cards[31] = card_at(at, track=31, face_up=True, identity="9D")
         events += run(deriver, scene.frames(1))
     events += run(deriver, scene.frames(30))
     assert dealt(events) == [("muck", None), ("board", "9D")]
@@ -544,7 +548,7 @@ def deal(scene: Scene, deriver: EventDeriver, *, track: int, to: PointMm) -> lis
     start = np.array(centre("deck"))
     for step in np.linspace(0.0, 1.0, 6):
         at = tuple(float(v) for v in start + step * (np.array(to) - start))
-        scene.cards[track] = card(LAYOUT.zone_names_at(np.array([at]))[0], track=track, at=at)
+        scene.cards[track] = card_at(at, track=track)
         events += run(deriver, scene.frames(1))
     return events + run(deriver, scene.frames(10))
 

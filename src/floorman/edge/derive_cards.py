@@ -229,12 +229,9 @@ class CardDeriver(ZoneDeriver[CardShape]):
         pile's box): once the next card leaves the stub they are ended at once, not `lost_s` later, so that the burn
         is dealt before that card (from a 1280x720 camera ~50 degrees from vertical the turn's burn, ended 0.8 s after
         it landed, came after the turn card: an E4 "no burn", an E2, then an E4 "two burns" at the river, under ggc)."""
-        lost = [t for t in self.tracker.unseen(current) if self._into_muck(t) and {FROM_DECK, LEFT} <= t.marks
-                and not t.marks & {PLACED, CONTINUED} and not t.handed_over and not self._hidden(t)]
-        for track in lost:
-            track.ended = True
-            del self.tracker.tracks[track.id]
-        return lost
+        return [self.tracker.end(t) for t in self.tracker.unseen(current)
+                if self._into_muck(t) and {FROM_DECK, LEFT} <= t.marks and not t.marks & {PLACED, CONTINUED}
+                and not t.handed_over and not self._hidden(t)]
 
     def _covering_burns(self, tracks: list[Track]) -> int:
         """A card that left the stub and rests in the muck while the pile's count stays as it was (it lies over one

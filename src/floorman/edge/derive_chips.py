@@ -307,10 +307,11 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         # How sure the chips that came are: the stacks of their values (another stack of the zone read again
         # differently, unsure, under a neighbour that hides it, says nothing of them)
         grown = _difference(new, old)
-        sure_grown = self._change_sureness(zone, changed, of={v for v, _ in grown})
+        came = {v for v, _ in grown}
+        sure_grown = self._change_sureness(zone, changed, of=came)
         # How sure it is that chips came to rest there at all, whatever their values: the counts of the stacks
         # holding chips of the values that came (a splash is chips thrown into the pot, of any value)
-        landed = self._change_sureness(zone, changed, of={v for v, _ in grown}, counts=True)
+        landed = self._change_sureness(zone, changed, of=came, counts=True)
         self._committed_reads[zone] = self._reads.get(zone, [])
         if first and not new:
             return

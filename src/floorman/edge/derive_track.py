@@ -133,9 +133,7 @@ class Tracker:
             old = self.tracks.get(track_id)
             if old is not None and renewed is not None and track_id < _AUTO_FIRST and old.last_frame < frame - 1 \
                     and renewed(old):
-                old.ended = True
-                ended.append(old)
-                del self.tracks[track_id]
+                ended.append(self.end(old))
             if track_id not in self.tracks and track_id < _AUTO_FIRST:
                 adopted = self._adopt(track_id, point, taken)
                 if adopted is not None:
@@ -147,10 +145,14 @@ class Tracker:
             if track.id in taken or (hidden is not None and hidden(track)):
                 continue
             if t - track.last_t > self.lost_s:
-                track.ended = True
-                ended.append(track)
-                del self.tracks[track.id]
+                ended.append(self.end(track))
         return current, ended
+
+    def end(self, track: Track) -> Track:
+        """End a track now (it is followed no more); returns it."""
+        track.ended = True
+        del self.tracks[track.id]
+        return track
 
     def _adopt(self, track_id: int, point: PointMm, taken: set[int]) -> Track | None:
         """A new track id of the vision's (its tracker confirms a track a frame or two after the object appears)
