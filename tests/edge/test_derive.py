@@ -590,6 +590,43 @@ def test_a_tap_that_hides_the_cards_for_a_moment_is_still_a_tap(deriver: EventDe
     assert [e["seat"] for e in of(events, "tap")] == [2]
 
 
+def test_a_tap_whose_hand_left_a_third_card_back_read_in_the_zone_is_still_a_tap(deriver: EventDeriver) -> None:
+    """From video a finger resting on two hole cards was read as a third card back, and the zone was still read so
+    after the hand left (burnless_board_02, seat 7): no card was dealt to the seat, so it holds what it held."""
+    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2", -20)),
+                         2: card("hole_2", track=2, at=centre("hole_2", 20))})
+    run(deriver, scene.frames(5))
+    seated(scene, 2, track=52)
+    run(deriver, scene.frames(3))
+    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
+    scene.cards[3] = card("hole_2", track=3, at=centre("hole_2", 0, 25))
+    events = run(deriver, scene.frames(15))
+    del scene.hands[52]
+    events += run(deriver, scene.frames(20))
+    assert [z["face_down"] for z in of(events, "zone_cards")] == [3]
+    assert [e["seat"] for e in of(events, "tap")] == [2]
+
+
+def test_a_fold_seen_in_stages_is_no_tap(deriver: EventDeriver) -> None:
+    """The hand rests on its two cards and takes one up; the zone reads one card as the hand leaves and none a moment
+    later (hidden_chips_removed_01 from video, seat 6's fold): cards were taken, no tap."""
+    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2", -20)),
+                         2: card("hole_2", track=2, at=centre("hole_2", 20))})
+    run(deriver, scene.frames(5))
+    seated(scene, 2, track=52)
+    run(deriver, scene.frames(3))
+    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
+    events = run(deriver, scene.frames(10))
+    del scene.cards[2]
+    events += run(deriver, scene.frames(6))
+    del scene.hands[52]
+    events += run(deriver, scene.frames(20))
+    del scene.cards[1]
+    events += run(deriver, scene.frames(10))
+    assert [z["face_down"] for z in of(events, "zone_cards")] == [1, 0]
+    assert of(events, "tap") == []
+
+
 def test_a_tap_beside_a_stack_read_again_unsure_carries_that_doubt(deriver: EventDeriver) -> None:
     """The hand passing over its stack to reach its cards makes the stack read again, unsure and otherwise: no
     evidence that chips moved, so it is a tap, as sure as that reading."""
