@@ -573,3 +573,24 @@ def test_a_fold_takes_every_card_dealt_to_the_seat_though_they_showed_as_one(der
     events += slide(scene, deriver, track=31, xs=[-100.0, -40.0, 40.0, 100.0])
     assert dealt(events) == []
     assert dealt(slide(scene, deriver, track=32, xs=[-100.0, -40.0, 40.0, 80.0])) == [("muck", None)]  # the burn
+
+
+def test_a_card_without_an_id_flying_past_a_box_at_rest_keeps_its_flight(deriver: EventDeriver) -> None:
+    """Seat 7's card flies from the stub ~145 mm a frame, boxed without a track id, towards a box at rest without an
+    id (read on the felt beside the seat) that the flight then hides: one frame before landing the flying box lies
+    135 mm from where the box at rest was and 144 mm from where the flight was last seen, but on from there as the
+    flight moved (from video, burnless_board_02: the flight was taken for the box at rest, and the deal lost)."""
+    scene = with_stub()
+    resting = replace(card_at((881.0, 113.0), track=0), track_id=None)
+    scene.cards[41] = resting
+    run(deriver, scene.frames(10))
+    start, landing = np.array(centre("deck")), np.array([870.0, 186.0])
+    events: list[EventBase] = []
+    for step in range(9):
+        at = tuple(float(v) for v in start + step / 8 * (landing - start))
+        scene.cards = {1: scene.cards[1], 40: replace(card_at(at, track=0), track_id=None)}
+        if step < 7:
+            scene.cards[41] = resting
+        events += run(deriver, scene.frames(1))
+    events += run(deriver, scene.frames(10))
+    assert dealt(events) == [("hole_7", None)]

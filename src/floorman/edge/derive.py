@@ -66,6 +66,10 @@ class DeriveConfig(BaseModel):
                                  "chip's diameter) is where that one lay, for `reach_mm`.")
     same_card_mm: float = Field(default=35.0, gt=0, description="A new card track this close to a placed card (seen "
                                 "now, or lost a moment ago) is that card again, not a card dealt.")
+    card_predict_s: float = Field(default=0.04, ge=0, description="A card box without a track id is matched to the "
+                                  "card track it is nearest to, as the track was last seen or as it would be, moving "
+                                  "on as it moved, up to this long after (0: as last seen): a card in flight whose "
+                                  "last box was lost short of its landing keeps its track.")
     deck_mm: float = Field(default=150.0, ge=0, description="A card first seen this close to the deck zone came "
                            "from the stub.")
     flight_gap_s: float = Field(default=0.2, ge=0, description="A card from the stub lost in flight for at most "

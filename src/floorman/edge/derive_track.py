@@ -3,7 +3,8 @@
 `Settle` holds a reading (a zone's content, the button's seat, the zone under a hand) and commits a new value
 only once it has held for `frames` analysed frames and `seconds` seconds: flicker makes no event. `Tracker`
 follows the objects of one kind from frame to frame, by the `track_id` the state builder gave them or, when it
-gave none, by the nearest position in table millimetres; a track remembers where it was first seen (its
+gave none, by the nearest position in table millimetres (where the track was last seen or, with `predict_s`,
+where it would be moving on as it moved: cards in flight); a track remembers where it was first seen (its
 origin), where it is, whether it is at rest, and ends once it has been unseen for a while.
 """
 
@@ -86,10 +87,18 @@ class Track:
     handed_over: bool = False  # ended by `Tracker._adopt`: it lives on under the vision's id for the same object
     rest_zone: str | None = None  # the zone it last lay at rest in
     rest_position: PointMm | None = None  # where it last lay at rest
+    velocity: PointMm = (0.0, 0.0)  # mm/s between its last two sightings
     marks: set[str] = field(default_factory=set)
 
     def distance_to(self, point: PointMm) -> float:
         return math.hypot(self.position[0] - point[0], self.position[1] - point[1])
+
+    def reach_to(self, point: PointMm, *, t: float, predict_s: float) -> float:
+        """How far `point` is from where the track was last seen or, moving on as it moved, would be at `t`
+        (at most `predict_s` on): the nearer."""
+        ahead = min(max(t - self.last_t, 0.0), predict_s)
+        x, y = self.position[0] + self.velocity[0] * ahead, self.position[1] + self.velocity[1] * ahead
+        return min(self.distance_to(point), math.hypot(x - point[0], y - point[1]))
 
 
 def position_of(seen: Seen) -> PointMm | None:
@@ -103,12 +112,14 @@ def zone_of(seen: Seen) -> str | None:
 class Tracker:
     """Tracks of one kind of object (cards, chip stacks, hands)."""
 
-    def __init__(self, *, match_mm: float, still_mm: float, lost_s: float) -> None:
-        if match_mm <= 0 or still_mm <= 0 or lost_s <= 0:
-            raise ValueError(f"expected match_mm, still_mm, lost_s > 0, got {match_mm}, {still_mm}, {lost_s}")
+    def __init__(self, *, match_mm: float, still_mm: float, lost_s: float, predict_s: float = 0.0) -> None:
+        if match_mm <= 0 or still_mm <= 0 or lost_s <= 0 or predict_s < 0:
+            raise ValueError(f"expected match_mm, still_mm, lost_s > 0 and predict_s >= 0, got {match_mm}, "
+                             f"{still_mm}, {lost_s}, {predict_s}")
         self.match_mm = match_mm
         self.still_mm = still_mm
         self.lost_s = lost_s
+        self.predict_s = predict_s  # an object without an id is matched where a moving track would be this far on
         self.tracks: dict[int, Track] = {}
 
     def update(self, objects: Iterable[Seen], *, frame: int, t: float,
@@ -124,7 +135,7 @@ class Tracker:
         ids: list[int] = []
         for seen, point in placed:
             if seen.track_id is None:
-                ids.append(self._nearest(point, taken, frame=frame, renewed=renewed))
+                ids.append(self._nearest(point, taken, frame=frame, t=t, renewed=renewed))
                 taken.add(ids[-1])
             else:
                 ids.append(seen.track_id)
@@ -172,13 +183,13 @@ class Tracker:
         best.ended = best.handed_over = True
         return best
 
-    def _nearest(self, point: PointMm, taken: set[int], *, frame: int,
+    def _nearest(self, point: PointMm, taken: set[int], *, frame: int, t: float,
                  renewed: Callable[[Track], bool] | None) -> int:
         best, best_d = None, self.match_mm
         for track in self.tracks.values():
             if track.id in taken or (renewed is not None and track.last_frame < frame and renewed(track)):
                 continue
-            d = track.distance_to(point)
+            d = track.reach_to(point, t=t, predict_s=self.predict_s)
             if d <= best_d:
                 best, best_d = track.id, d
         return best if best is not None else next(_AUTO_IDS)
@@ -192,6 +203,9 @@ class Tracker:
             self.tracks[track_id] = track
             return track
         track.still = track.distance_to(point) <= self.still_mm
+        if t > track.last_t:
+            track.velocity = ((point[0] - track.position[0]) / (t - track.last_t),
+                              (point[1] - track.position[1]) / (t - track.last_t))
         if track.still:
             track.rest_zone, track.rest_position = zone, point
         track.position, track.zone, track.seen = point, zone, seen
