@@ -113,3 +113,45 @@ def test_a_hand_first_seen_without_a_track_id_keeps_its_seat_once_the_vision_nam
     deck = [(d["seat"], d["action"]) for e in events if (d := e.model_dump())["type"] == "hand_zone"
             and d["zone"] == "deck"]
     assert deck == [(8, "enter")]
+
+
+def test_a_dealers_hand_named_anew_over_a_bet_zone_stays_the_dealers(deriver: EventDeriver) -> None:
+    # The dealer reaches for seat 4's bet to gather it; the vision's tracker loses the fast hand and names it anew
+    # as it slows over the bet zone (tilted720 premature_board_02: the new track, first seen there, was taken for
+    # seat 4's hand, whose visits then stood for seat 4 acting). It is the dealer's hand still, and the visits it
+    # made under its first name count with those it makes under the second.
+    scene = Scene()
+    run(deriver, scene.frames(5))
+    start, end = LAYOUT.dealer_position, centre("bet_4")
+    events: list[EventBase] = []
+    for i in range(9):
+        at = (start[0] + (end[0] - start[0]) * i / 8, start[1] + (end[1] - start[1]) * i / 8)
+        scene.hands[60] = hand(at, LAYOUT.zone_names_at(np.array([at]))[0], track=60)
+        events += run(deriver, scene.frames(1))
+    del scene.hands[60]
+    scene.hands[61] = hand(centre("bet_4", 10, 0), "bet_4", track=61)
+    events += run(deriver, scene.frames(10))
+    events += move(scene, deriver, "pot", frames=10, track=61)
+    del scene.hands[61]
+    events += run(deriver, scene.frames(20))
+    seats = {(d["zone"], d["seat"], d["action"]) for e in events if (d := e.model_dump())["type"] == "hand_zone"}
+    assert ("bet_4", None, "enter") in seats
+    assert all(seat is None for _, seat, _ in seats)
+
+
+def test_a_hand_first_seen_beside_a_hand_still_seen_is_another_hand(deriver: EventDeriver) -> None:
+    # The dealer's hand rests on seat 4's bet; a new id appears 70 mm from it while it is still seen: seat 4's own
+    # hand (first seen over its bet zone, the seat nearest), not the dealer's named anew.
+    scene = Scene()
+    run(deriver, scene.frames(5))
+    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
+    run(deriver, scene.frames(2))
+    scene.hands[60] = hand(centre("bet_4"), "bet_4", track=60)
+    events = run(deriver, scene.frames(10))
+    scene.hands[62] = hand(centre("bet_4", 60, 40), "bet_4", track=62)
+    events += run(deriver, scene.frames(10))
+    del scene.hands[60], scene.hands[62]
+    events += run(deriver, scene.frames(20))
+    seats = {(d["zone"], d["seat"], d["action"]) for e in events if (d := e.model_dump())["type"] == "hand_zone"}
+    assert ("bet_4", None, "enter") in seats
+    assert ("bet_4", 4, "leave") in seats

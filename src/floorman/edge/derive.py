@@ -66,6 +66,12 @@ class DeriveConfig(BaseModel):
                                  "chip's diameter) is where that one lay, for `reach_mm`.")
     same_card_mm: float = Field(default=35.0, gt=0, description="A new card track this close to a placed card (seen "
                                 "now, or lost a moment ago) is that card again, not a card dealt.")
+    hand_switch_mm: float | None = Field(default=150.0, gt=0, description="A hand given a new track id by the "
+                                         "vision within this of where a hand with another id went unseen in this "
+                                         "frame (or of where it would be, moving on for `hand_predict_s`) is that "
+                                         "hand: its seat and visits go on (None: every new id is a new hand).")
+    hand_predict_s: float = Field(default=0.04, ge=0, description="How far on a moving hand is followed for "
+                                  "`hand_switch_mm` and for a hand box without a track id.")
     card_predict_s: float = Field(default=0.04, ge=0, description="A card box without a track id is matched to the "
                                   "card track it is nearest to, as the track was last seen or as it would be, moving "
                                   "on as it moved, up to this long after (0: as last seen): a card in flight whose "

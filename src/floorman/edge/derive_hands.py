@@ -85,7 +85,8 @@ class HandDeriver:
         self.layout = layout
         self.config = config
         self.out = out
-        self.tracker = Tracker(match_mm=2 * config.match_mm, still_mm=config.still_mm, lost_s=config.lost_s)
+        self.tracker = Tracker(match_mm=2 * config.match_mm, still_mm=config.still_mm, lost_s=config.lost_s,
+                               predict_s=config.hand_predict_s, switch_mm=config.hand_switch_mm)
         self._kinds = frozenset(config.hand_zone_kinds)
         self._events = frozenset(config.hand_events)
         self._confirmed = frozenset(config.confirmed_visits)
@@ -111,6 +112,9 @@ class HandDeriver:
         current, ended = self.tracker.update(state.hands, frame=state.frame, t=state.t)
         self.current = current
         self._enters, self._leaves, self.ended = [], [], []
+        for track in ended:  # a hand the vision named anew is the same hand: what is known of it goes on
+            if track.successor is not None and track.id in self._hands:
+                self._hands[track.successor] = self._hands.pop(track.id)
         for track in current:
             self._follow(track, t=state.t)
         for track in ended:

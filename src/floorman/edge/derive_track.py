@@ -85,6 +85,7 @@ class Track:
     still: bool = False
     ended: bool = False
     handed_over: bool = False  # ended by `Tracker._adopt`: it lives on under the vision's id for the same object
+    successor: int | None = None  # the id it lives on under, when handed over
     rest_zone: str | None = None  # the zone it last lay at rest in
     rest_position: PointMm | None = None  # where it last lay at rest
     velocity: PointMm = (0.0, 0.0)  # mm/s between its last two sightings
@@ -112,14 +113,17 @@ def zone_of(seen: Seen) -> str | None:
 class Tracker:
     """Tracks of one kind of object (cards, chip stacks, hands)."""
 
-    def __init__(self, *, match_mm: float, still_mm: float, lost_s: float, predict_s: float = 0.0) -> None:
-        if match_mm <= 0 or still_mm <= 0 or lost_s <= 0 or predict_s < 0:
-            raise ValueError(f"expected match_mm, still_mm, lost_s > 0 and predict_s >= 0, got {match_mm}, "
-                             f"{still_mm}, {lost_s}, {predict_s}")
+    def __init__(self, *, match_mm: float, still_mm: float, lost_s: float, predict_s: float = 0.0,
+                 switch_mm: float | None = None) -> None:
+        if match_mm <= 0 or still_mm <= 0 or lost_s <= 0 or predict_s < 0 or (switch_mm is not None
+                                                                                and switch_mm <= 0):
+            raise ValueError(f"expected match_mm, still_mm, lost_s > 0, predict_s >= 0 and switch_mm > 0 or None, "
+                             f"got {match_mm}, {still_mm}, {lost_s}, {predict_s}, {switch_mm}")
         self.match_mm = match_mm
         self.still_mm = still_mm
         self.lost_s = lost_s
         self.predict_s = predict_s  # an object without an id is matched where a moving track would be this far on
+        self.switch_mm = switch_mm  # a new vision id this close to where a track with another id went unseen is it
         self.tracks: dict[int, Track] = {}
 
     def update(self, objects: Iterable[Seen], *, frame: int, t: float,
@@ -146,7 +150,7 @@ class Tracker:
                     and renewed(old):
                 ended.append(self.end(old))
             if track_id not in self.tracks and track_id < _AUTO_FIRST:
-                adopted = self._adopt(track_id, point, taken)
+                adopted = self._adopt(track_id, point, taken, t=t)
                 if adopted is not None:
                     taken.add(adopted.id)
                     ended.append(adopted)
@@ -165,22 +169,32 @@ class Tracker:
         del self.tracks[track.id]
         return track
 
-    def _adopt(self, track_id: int, point: PointMm, taken: set[int]) -> Track | None:
+    def _adopt(self, track_id: int, point: PointMm, taken: set[int], *, t: float) -> Track | None:
         """A new track id of the vision's (its tracker confirms a track a frame or two after the object appears)
         takes over the nearest track followed so far without an id, within match_mm and not seen in this frame:
-        the same object, its history kept (where it first came from tells a hand's seat). That track ends."""
-        best, best_d = None, self.match_mm
+        the same object, its history kept (where it first came from tells a hand's seat). With `switch_mm`, a
+        track with another id of the vision's, not seen in this frame, is taken over too when the new id lies within
+        `switch_mm` of it (or of where it would be, moving on: `reach_to`): the vision's tracker lost a fast object
+        and named it again (from video a hand crossing the table got five ids in a second, and a dealer's hand
+        named anew over a bet zone was taken for that seat's). That track ends."""
+        best, best_d = None, math.inf
         for track in self.tracks.values():
-            if track.id < _AUTO_FIRST or track.id in taken:
+            if track.id in taken:
                 continue
-            d = track.distance_to(point)
-            if d <= best_d:
+            if track.id >= _AUTO_FIRST:
+                d, reach = track.distance_to(point), self.match_mm
+            elif self.switch_mm is not None:
+                d, reach = track.reach_to(point, t=t, predict_s=self.predict_s), self.switch_mm
+            else:
+                continue
+            if d <= reach and d < best_d:
                 best, best_d = track, d
         if best is None:
             return None
         del self.tracks[best.id]
         self.tracks[track_id] = replace(best, id=track_id, marks=set(best.marks))
         best.ended = best.handed_over = True
+        best.successor = track_id
         return best
 
     def _nearest(self, point: PointMm, taken: set[int], *, frame: int, t: float,
