@@ -245,3 +245,16 @@ def test_allin_below_big_blind_tda_keeps_the_general_rules() -> None:
     checker, stream, events = _flop_all_in_for_50("tda2024")
     alerts = run(checker, events, stream.push(1, 100, 100), stream.tap(2))
     assert raised(alerts) == [("A3", 1)]
+
+
+def test_blinds_posted_before_the_button_is_seen_are_no_under_call() -> None:
+    # From a tilted 4K camera the button was first seen 8.5 s into the hand (pocket_chips_01): the small blind,
+    # ruled as if facing the big blind, was an under-call under tda2024. Before the deal a push of a blind or less
+    # is a blind, whoever posts it.
+    stream = Stream(stacks=dict.fromkeys((1, 2, 3, 4), 10_000))
+    checker = TableChecker(table_id="t1", rulebook=load_rulebook("tda2024"))
+    alerts = run(checker, [*stream.level(100, 200), *stream.seat_stacks(), *stream.shuffle()], stream.push(2, 100),
+                 stream.push(3, 200), stream.button(1), stream.deal([2, 3, 4, 1]), stream.push(4, 200),
+                 stream.push(1, 200), stream.push(2, 100))
+    assert rules_of(alerts, RuleId.UNDER_CALL) == [] and rules_of(alerts, RuleId.MIN_OPENING_BET) == []
+    assert raised(alerts) == []

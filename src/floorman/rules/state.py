@@ -612,6 +612,11 @@ class HandState:
         state = self._seat(pending.seat)
         pushed = sum(c.denom * c.count for trip in pending.trips for c in trip)
         kind = self._blind_seats.pop(pending.seat, None)
+        if kind is None and self.button is None and not self.dealt and pushed <= self.blinds[1]:
+            # The button not seen yet, no seat is known to owe a blind: a push of a blind or less before the deal is
+            # a blind, whichever seat posts it (from a tilted 4K camera the button was first seen 8.5 s into the
+            # hand, and the small blind, ruled against the big blind, was an under-call under tda2024)
+            kind = "post_big_blind" if pushed == self.blinds[1] else "post_small_blind"
         if kind is not None:
             if not self._blind_seats:
                 self._stirred = set()  # the blinds' own hands, posting them, were no action of the round
