@@ -102,6 +102,10 @@ SETS = {
     "tilted720": VideoSet("1280x720 from the scenarios' tilted preset (behind the dealer, ~50 degrees from vertical; "
                           "fresh in session 19: cards foreshortened past square, read on the table's plane)",
                           (1280, 720), ("clean_hand_04", "premature_board_02", "splash_01"), TILTED_720, "tilted"),
+    "fresh1080": VideoSet("1920x1080, the scenarios' own cameras (fresh in session 42: that session's derivation "
+                          "changes measured on it once, before and after)", (1920, 1080),
+                          ("burnless_board_02", "clean_hand_05", "hidden_chips_removed_01", "out_of_turn_03",
+                           "premature_board_03")),
     "pair1080": VideoSet("1920x1080 from two cameras facing each other, ~28 degrees, fused (session 25)",
                          (1920, 1080), ("string_bet_01",), TILTED_1080, "pairA", FACING_1080, "pairB"),
     "pair4k": VideoSet("3840x2160 from two cameras facing each other, ~28 degrees, fused (session 25)",

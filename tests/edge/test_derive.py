@@ -9,7 +9,7 @@ import pytest
 from floorman.core.events import EventBase
 from floorman.core.table_state import SeenButton, TableState
 from floorman.edge.derive import DeriveConfig, EventDeriver
-from tests.edge.derive_helpers import LAYOUT, Scene, card, centre, chips, dealer_gathers, hand, run
+from tests.edge.derive_helpers import FPS, LAYOUT, Scene, card, centre, chips, dealer_gathers, hand, run
 
 
 def kinds(events: list[EventBase]) -> list[str]:
@@ -546,6 +546,19 @@ def test_a_tap_is_a_hand_resting_on_its_own_cards_with_nothing_changed(deriver: 
     assert [(e["seat"]) for e in of(events, "tap")] == [2]
 
 
+def test_a_tap_is_published_once_the_hand_is_back_over_its_rail_though_a_box_stays_there(
+        deriver: EventDeriver) -> None:
+    """From video the gated detector's last box of a hand leaving by the frame's edge stayed there a second, and the
+    tap came with its end, 1.7-1.9 s after the tap itself (fresh1080): a hand back over its rail `lost_s` has left."""
+    scene, events = resting_on_cards(deriver)
+    scene.hands[52] = hand(LAYOUT.seat(2).position, "rail_edge", track=52)
+    events += run(deriver, scene.frames(int(0.5 * FPS)))
+    assert [e["seat"] for e in of(events, "tap")] == [2]
+    events += run(deriver, scene.frames(30))
+    del scene.hands[52]
+    assert [e["seat"] for e in of(events + run(deriver, scene.frames(20)), "tap")] == [2]
+
+
 def test_a_hand_resting_where_no_card_was_dealt_yet_did_not_tap(deriver: EventDeriver) -> None:
     """Before the deal a player's hand rests where its hole cards will be: no cards, nothing checked (from video such
     a tap made the flop of burnless_board_02 a rabbit hunt)."""
@@ -590,15 +603,21 @@ def test_a_tap_that_hides_the_cards_for_a_moment_is_still_a_tap(deriver: EventDe
     assert [e["seat"] for e in of(events, "tap")] == [2]
 
 
-def test_a_tap_whose_hand_left_a_third_card_back_read_in_the_zone_is_still_a_tap(deriver: EventDeriver) -> None:
-    """From video a finger resting on two hole cards was read as a third card back, and the zone was still read so
-    after the hand left (burnless_board_02, seat 7): no card was dealt to the seat, so it holds what it held."""
+def resting_on_two_cards(deriver: EventDeriver) -> Scene:
+    """Seat 2 (hand track 52) comes over the rail to its two hole cards (tracks 1, 2) and lays its hand on them."""
     scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2", -20)),
                          2: card("hole_2", track=2, at=centre("hole_2", 20))})
     run(deriver, scene.frames(5))
     seated(scene, 2, track=52)
     run(deriver, scene.frames(3))
     scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
+    return scene
+
+
+def test_a_tap_whose_hand_left_a_third_card_back_read_in_the_zone_is_still_a_tap(deriver: EventDeriver) -> None:
+    """From video a finger resting on two hole cards was read as a third card back, and the zone was still read so
+    after the hand left (burnless_board_02, seat 7): no card was dealt to the seat, so it holds what it held."""
+    scene = resting_on_two_cards(deriver)
     scene.cards[3] = card("hole_2", track=3, at=centre("hole_2", 0, 25))
     events = run(deriver, scene.frames(15))
     del scene.hands[52]
@@ -610,12 +629,7 @@ def test_a_tap_whose_hand_left_a_third_card_back_read_in_the_zone_is_still_a_tap
 def test_a_fold_seen_in_stages_is_no_tap(deriver: EventDeriver) -> None:
     """The hand rests on its two cards and takes one up; the zone reads one card as the hand leaves and none a moment
     later (hidden_chips_removed_01 from video, seat 6's fold): cards were taken, no tap."""
-    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2", -20)),
-                         2: card("hole_2", track=2, at=centre("hole_2", 20))})
-    run(deriver, scene.frames(5))
-    seated(scene, 2, track=52)
-    run(deriver, scene.frames(3))
-    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
+    scene = resting_on_two_cards(deriver)
     events = run(deriver, scene.frames(10))
     del scene.cards[2]
     events += run(deriver, scene.frames(6))

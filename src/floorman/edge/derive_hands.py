@@ -51,6 +51,7 @@ class HandInfo:
     holding: str = "nothing"
     visits: dict[str, float] = field(default_factory=dict)  # zone -> seconds spent there (settled visits)
     rail_position: PointMm | None = None  # where it last came back into the rail-edge band from the table
+    back_at_rail_since: float | None = None  # since when it has been back in the rail-edge band from the table
     on_table: bool = False
     at_stub_since: float | None = None  # since when it has been within stub_reach_mm of the deck zone
     over_rail: bool = True  # its seat is known: it was first seen at (or beyond) the rail, or the state builder said;
@@ -144,8 +145,12 @@ class HandDeriver:
             hand.at_stub_since = t
         if track.zone not in (None, "rail_edge"):
             hand.on_table = True
-        elif track.zone == "rail_edge" and hand.on_table and hand.rail_position is None:
-            hand.rail_position = track.position
+            hand.back_at_rail_since = None
+        elif track.zone == "rail_edge" and hand.on_table:
+            if hand.rail_position is None:
+                hand.rail_position = track.position
+            if hand.back_at_rail_since is None:
+                hand.back_at_rail_since = t
         before = hand.zone.committed
         if hand.zone.observe(self._interesting(track.zone), t):
             if before is not None:
@@ -205,8 +210,12 @@ class HandDeriver:
         visit: a hand seen as two tracks at once taps once. Not while chips of the seat's push are `landing` (the
         push is published once they have all landed: the hand seen as another track pushed them), and not where the
         seat `has_cards` none (a hand resting where its cards will be dealt, before the deal, checks nothing: from
-        video such a tap made a rabbit hunt of burnless_board_02's flop)."""
-        for _, hand in self.ended:
+        video such a tap made a rabbit hunt of burnless_board_02's flop). A hand back over its rail for `lost_s` has
+        left too, though a box is still seen there (from video the gated detector's last box of a hand leaving by the
+        frame's edge stayed a second: the taps came 1.7-1.9 s late, fresh1080 set)."""
+        back = [hand for hand in self._hands.values() if hand.back_at_rail_since is not None
+                and self.out.t - hand.back_at_rail_since >= self.config.lost_s]
+        for hand in [hand for _, hand in self.ended] + back:
             seat = hand.seat
             if seat is None or hand.visits.get(f"hole_{seat}", 0.0) < self.config.tap_min_s or not has_cards(seat):
                 continue
