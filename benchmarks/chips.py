@@ -80,6 +80,7 @@ from floorman.vision.table_state import TableStateBuilder
 NAMES = {c.value: c.label for c in DetectorClass}
 SEAT_ZONES = ("stack_", "bet_")
 PX_BINS = ((0.0, 0.5), (0.5, 1.0), (1.0, 1.5), (1.5, 99.0))
+MIXED_PX_BINS = ((0.0, 1.8), (1.8, 2.2), (2.2, 3.0), (3.0, 5.0), (5.0, 99.0))  # mixed stacks: where the side is read
 CONFIDENCE_BANDS = ((0.0, 0.5), (0.5, 0.8), (0.8, 1.01))
 TRUSTED = 0.5  # the rules' ledger_min_confidence
 ACCUSED = 0.8  # the rules accuse (D2/D3) only on counts this sure
@@ -222,6 +223,10 @@ def score_stacks(tally: Tally, key: str, pairs: list[tuple[ObjectTruth, Read]], 
             for lo, hi in PX_BINS if px >= 0 else ():
                 if lo <= px < hi:
                     tally.add(f"{key} stack exact when counted right, {lo:.1f}-{hi:.1f} px/chip",
+                              predicted == truth.chips)
+            for lo, hi in MIXED_PX_BINS if px >= 0 and kind == "mixed" else ():
+                if lo <= px < hi:
+                    tally.add(f"{key} stack exact when counted right, mixed, {lo:.1f}-{hi:.1f} px/chip",
                               predicted == truth.chips)
             for a, b in zip(predicted, truth.chips, strict=True):
                 tally.add(f"{key} chip denomination", a == b)
