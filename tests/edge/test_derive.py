@@ -559,6 +559,20 @@ def test_a_tap_is_published_once_the_hand_is_back_over_its_rail_though_a_box_sta
     assert [e["seat"] for e in of(events + run(deriver, scene.frames(20)), "tap")] == [2]
 
 
+def test_a_box_seen_on_the_cards_a_moment_then_lost_did_not_tap(deriver: EventDeriver) -> None:
+    """From video a stray box (a second one on a pushing hand) lay on seat 6's cards for 0.1 s and went unseen: its
+    track ended `lost_s` later, and that time, counted as a visit, made a tap (out_of_turn_04)."""
+    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2"))})
+    run(deriver, scene.frames(5))
+    seated(scene, 2, track=52)
+    run(deriver, scene.frames(3))
+    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
+    events = run(deriver, scene.frames(4))
+    del scene.hands[52]
+    events += run(deriver, scene.frames(30))
+    assert of(events, "tap") == []
+
+
 def test_a_hand_resting_where_no_card_was_dealt_yet_did_not_tap(deriver: EventDeriver) -> None:
     """Before the deal a player's hand rests where its hole cards will be: no cards, nothing checked (from video such
     a tap made the flop of burnless_board_02 a rabbit hunt)."""

@@ -123,8 +123,8 @@ class HandDeriver:
             if hand is None:
                 continue
             self.ended.append((track, hand))
-            if hand.zone.committed is not None:
-                self._leave(hand, t=state.t)
+            if hand.zone.committed is not None:  # it left when last seen: the time it went unseen is no visit
+                self._leave(hand, t=track.last_t)  # (from video a stray box on a hole card for 0.1 s was a tap)
         self._settle_visits(state.t)
 
     def _follow(self, track: Track, *, t: float) -> None:
