@@ -529,14 +529,16 @@ def test_the_dealer_resting_on_the_stub_shuffles_once_per_hand(deriver: EventDer
     assert "shuffle" not in kinds(run(deriver, scene.frames(45)))
 
 
-def resting_on_cards(deriver: EventDeriver) -> tuple[Scene, list[EventBase]]:
-    """Seat 2 (hand track 52) comes over the rail and rests its hand on its one hole card for half a second."""
-    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2"))})
+def resting_on_cards(deriver: EventDeriver, *, frames: int = 15,
+                     dealt: bool = True) -> tuple[Scene, list[EventBase]]:
+    """Seat 2 (hand track 52) comes over the rail and rests its hand on its one hole card (`dealt`; else where it will
+    lie) for `frames` (half a second)."""
+    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2"))} if dealt else {})
     run(deriver, scene.frames(5))
     seated(scene, 2, track=52)
     run(deriver, scene.frames(3))
     scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
-    return scene, run(deriver, scene.frames(15))
+    return scene, run(deriver, scene.frames(frames))
 
 
 def test_a_tap_is_a_hand_resting_on_its_own_cards_with_nothing_changed(deriver: EventDeriver) -> None:
@@ -562,12 +564,7 @@ def test_a_tap_is_published_once_the_hand_is_back_over_its_rail_though_a_box_sta
 def test_a_box_seen_on_the_cards_a_moment_then_lost_did_not_tap(deriver: EventDeriver) -> None:
     """From video a stray box (a second one on a pushing hand) lay on seat 6's cards for 0.1 s and went unseen: its
     track ended `lost_s` later, and that time, counted as a visit, made a tap (out_of_turn_04)."""
-    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2"))})
-    run(deriver, scene.frames(5))
-    seated(scene, 2, track=52)
-    run(deriver, scene.frames(3))
-    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
-    events = run(deriver, scene.frames(4))
+    scene, events = resting_on_cards(deriver, frames=4)
     del scene.hands[52]
     events += run(deriver, scene.frames(30))
     assert of(events, "tap") == []
@@ -576,12 +573,7 @@ def test_a_box_seen_on_the_cards_a_moment_then_lost_did_not_tap(deriver: EventDe
 def test_a_hand_resting_where_no_card_was_dealt_yet_did_not_tap(deriver: EventDeriver) -> None:
     """Before the deal a player's hand rests where its hole cards will be: no cards, nothing checked (from video such
     a tap made the flop of burnless_board_02 a rabbit hunt)."""
-    scene = Scene()
-    run(deriver, scene.frames(5))
-    seated(scene, 2, track=52)
-    run(deriver, scene.frames(3))
-    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
-    events = run(deriver, scene.frames(15))
+    scene, events = resting_on_cards(deriver, dealt=False)
     del scene.hands[52]
     events += run(deriver, scene.frames(20))
     assert of(events, "tap") == []
