@@ -46,8 +46,7 @@ class CardDeriver(ZoneDeriver[CardShape]):
 
     def __init__(self, layout: TableLayout, *, config: DeriveConfig, out: Emitter, hands: HandDeriver,
                  button: ButtonDeriver | None = None) -> None:
-        super().__init__(layout, config=config, out=out, hands=hands, kinds=_KINDS)
-        self.tracker.predict_s = config.card_predict_s
+        super().__init__(layout, config=config, out=out, hands=hands, kinds=_KINDS, predict_s=config.card_predict_s)
         self.button = button
         """Where the dealer button lies: a card box on it is the button read as a card, no card."""
         self._deck = layout.zone("deck").points
