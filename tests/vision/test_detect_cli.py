@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from floorman.vision.detect_cli import (
     report,
 )
 from floorman.vision.detections import Detections
+from floorman.vision.table_state import _hand_point, table_camera
 from tests.vision.test_cards import place_card, table
 from tests.vision.test_detector import constant_model, yolo_output
 
@@ -83,9 +85,12 @@ def test_json_output_with_table_positions(tmp_path: Path, model: Path, capsys: p
     assert chip["count"] == len(chip["chips"]) >= 1 and chip["identity"] == str(chip["chips"][-1])
     assert 0.0 <= chip["count_confidence"] <= 1.0
     hand = next(obj for obj in report["objects"] if obj["class_name"] == "hand")
+    # A hand is placed as the edge places it (its middle a hand's height up, `table_state._hand_point`), not at
+    # its box's bottom centre as before session 43.
+    expected = _hand_point(table_camera(calibration), np.array(hand["box"])).tolist()
     x1, _, x2, y2 = hand["box"]
-    expected = [10 * (x1 + x2) / 2 - 640, 320 - 10 * y2]  # a hand is placed at its box's bottom centre
-    assert hand["table_mm"] == pytest.approx(expected, abs=1e-3)
+    assert math.dist(expected, (10 * (x1 + x2) / 2 - 640, 320 - 10 * y2)) > 20.0
+    assert hand["table_mm"] == pytest.approx(expected, abs=1e-2)
     assert hand["zone"] == layout.zone_names_at(np.array([expected]))[0] and hand["identity"] is None
     assert hand["chips"] is None and hand["count"] is None
     # An image of another size than the calibration's is refused, naming both sizes; what was printed stays.

@@ -33,7 +33,7 @@ from floorman.vision.cli import load_layout
 from floorman.vision.detections import Detections, border_cuts
 from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, create_detector, parse_levels
 from floorman.vision.straight_down import read_straight_down
-from floorman.vision.table_state import recognise_card_reader, same_place_readings
+from floorman.vision.table_state import placed_on_table, recognise_card_reader, same_place_readings, table_camera
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"})
@@ -476,13 +476,11 @@ def read_frame(image: Image, *, detector: Detector, recogniser: ChipRecogniser, 
     zones = None
     if placement is not None:
         layout, calibration = placement
-        table = calibration.to_table(detections.bottom_centre.astype(np.float64))
-        for i, reading in chips.items():
-            if reading.base_mm is not None:
-                table[i] = reading.base_mm
-        detections = Detections(xyxy=detections.xyxy, confidence=detections.confidence,
-                                class_id=detections.class_id, xy_mm=table.astype(np.float32))
-        zones = layout.zone_names_at(table) if len(detections) else []
+        camera = recogniser.camera or table_camera(calibration, camera_height_mm=camera_height_mm)
+        hand_class = next((k for k, name in detector.names.items() if name == "hand"), -1)
+        detections = placed_on_table(detections, chips, calibration=calibration, camera=camera, hand_class=hand_class)
+        zones = layout.zone_names_at(detections.xy_mm.astype(np.float64)) \
+            if len(detections) and detections.xy_mm is not None else []
     result = report(detections, names=detector.names, source=source, frame=frame_index,
                     image_size=(image.shape[1], image.shape[0]), zones=zones,
                     identities=read_cards(image, detections, names=detector.names,
@@ -509,8 +507,6 @@ def _box_of(detections: Detections, i: int) -> Box:
 
 
 def _chip_recogniser(args: argparse.Namespace, placement: tuple[TableLayout, Calibration] | None) -> ChipRecogniser:
-    from floorman.vision.table_state import table_camera
-
     chipset = ChipSet.load(args.chipset) if args.chipset is not None else ChipSet.default()
     camera = None
     if placement is not None:

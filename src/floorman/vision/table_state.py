@@ -2,8 +2,9 @@
 
 Per frame: the detector's boxes; each face-up card read by the card reader; each chip box read by the chip
 recogniser (denominations bottom to top, count from the stack's geometry); positions in table mm through the
-calibration (a stack's foot from its fitted cylinder, a card's centre, a hand's middle: its box's centre moved a
-quarter of the way to the edge nearest the table centre) and the layout zone there; of two chip boxes on one
+calibration (a stack's foot from its fitted cylinder, a card's centre, a hand's middle: its box's centre taken at
+a hand's height above the felt and moved a tenth of the way to the edge nearest the table centre) and the layout
+zone there; of two chip boxes on one
 stack (their feet under half a chip apart) only the detector's surer one (`one_box_per_stack`); no hand where a
 stack, card or button was seen clear of hands with the same pixels as now (`StillScene`); tracker ids from
 `TableTracker`; the button's seat (the nearest seat). Without a calibration (or layout) positions, zones and chip
@@ -109,6 +110,7 @@ class TableStateBuilder:
         self.tracker = tracker
         self.camera_id = camera_id
         camera = None if calibration is None else table_camera(calibration, camera_height_mm=camera_height_mm)
+        self.camera = camera
         self.chips = ChipRecogniser(chipset, camera=camera)
         self._class = {name: class_id for class_id, name in detector.names.items()}
         self._chip_cache: dict[tuple[int, int, int, int], tuple[Image, ChipReading, StackEvidence]] = {}
@@ -205,21 +207,10 @@ class TableStateBuilder:
     # --- placing ------------------------------------------------------------------------------------------
 
     def _placed(self, detections: Detections, readings: dict[int, ChipReading]) -> Detections:
-        """Detections with table positions: chips at their fitted foot, cards and buttons at the box centre,
-        hands at their middle."""
-        if self.calibration is None or len(detections) == 0:
+        if self.calibration is None or self.camera is None:
             return detections
-        centres = np.stack([(detections.xyxy[:, 0] + detections.xyxy[:, 2]) / 2.0,
-                            (detections.xyxy[:, 1] + detections.xyxy[:, 3]) / 2.0], axis=1).astype(np.float64)
-        xy = self.calibration.to_table(centres)
-        hand_class = self._class.get("hand", -1)
-        for i in np.flatnonzero(detections.class_id == hand_class).tolist():
-            xy[i] = _hand_point(self.calibration, detections.xyxy[i])
-        for i, reading in readings.items():
-            if reading.base_mm is not None:
-                xy[i] = reading.base_mm
-        return Detections(xyxy=detections.xyxy, confidence=detections.confidence, class_id=detections.class_id,
-                          tracker_id=detections.tracker_id, xy_mm=xy.astype(np.float32), data=dict(detections.data))
+        return placed_on_table(detections, readings, calibration=self.calibration, camera=self.camera,
+                               hand_class=self._class.get("hand", -1))
 
     def _zones(self, detections: Detections) -> list[str | None]:
         if self.layout is None or detections.xy_mm is None or len(detections) == 0:
@@ -254,6 +245,24 @@ class TableStateBuilder:
         position = _position(detections, i)
         return SeenButton(box=_box(detections, i), confidence=float(detections.confidence[i]), position_mm=position,
                           seat=self._nearest_seat(position), track_id=_track(detections, i))
+
+
+def placed_on_table(detections: Detections, readings: dict[int, ChipReading], *, calibration: Calibration,
+                    camera: TableCamera, hand_class: int) -> Detections:
+    """Detections with table positions (`xy_mm`): chips at their fitted foot (`readings`), cards and buttons at the
+    box centre, hands at their middle (`_hand_point`). The edge and `floorman detect --calib` place alike."""
+    if len(detections) == 0:
+        return detections
+    centres = np.stack([(detections.xyxy[:, 0] + detections.xyxy[:, 2]) / 2.0,
+                        (detections.xyxy[:, 1] + detections.xyxy[:, 3]) / 2.0], axis=1).astype(np.float64)
+    xy = calibration.to_table(centres)
+    for i in np.flatnonzero(detections.class_id == hand_class).tolist():
+        xy[i] = _hand_point(camera, detections.xyxy[i])
+    for i, reading in readings.items():
+        if reading.base_mm is not None:
+            xy[i] = reading.base_mm
+    return Detections(xyxy=detections.xyxy, confidence=detections.confidence, class_id=detections.class_id,
+                      tracker_id=detections.tracker_id, xy_mm=xy.astype(np.float32), data=dict(detections.data))
 
 
 def one_box_per_stack(detections: Detections, readings: dict[int, ChipReading], *,
@@ -297,20 +306,31 @@ def seen_stack(reading: ChipReading, *, box: Box, confidence: float, position_mm
                      count_log_likelihood=reading.count_log_likelihood, top_mm=top_mm)
 
 
-HAND_TOWARDS_TIPS = 0.25
+HAND_HEIGHT_MM = 30.0
+"""The height above the felt at which a hand's box centre is taken (the palm rests ~40 mm up, the fingers lower).
+A point that high, projected onto the felt through the calibration's homography, lands beyond the hand, away
+from the camera: by ~30 mm from the scenarios' tilted camera (~50 degrees from vertical) and ~20 mm at a straight-down
+camera's table edge. Session 43, against the rendered hand's middle (`python -m floorman.evaluation --vision` states
+of the bundled sets, hands matched within 150 mm): median distance at ~50 degrees 30-41 mm on the felt -> 21-25 mm at
+30 mm up, straight down 15.5-19.7 -> 14.6-18.0 mm, from 4K ~28 degrees 17.8-19.8 -> 18.8-19.9 mm (the camera's
+height, where a straight-down view cannot tell it, assumed as for chips: `chips_geometry.DEFAULT_CAMERA_HEIGHT_MM`)."""
+
+HAND_TOWARDS_TIPS = 0.1
 """How far a hand's point lies from its box's centre towards the box edge nearest the table centre (the fingertips'
 side), as a share of the way. The `hand` box holds the palm and fingers (since session 6; the arm is not
-labelled), so its middle is near the box's centre. On the tuned scenario videos (`python -m floorman.evaluation
---vision`, 3,067 hands against the rendered hand's middle) the median distance is 19 mm at 0.25, 29 mm at 0 and
-65 mm at 1 (the fingertip edge itself, right for the old hand-and-forearm box)."""
+labelled), so its middle is near the box's centre. Until session 43 (the box's centre taken on the felt) 0.25, which
+made up for part of the height's parallax on straight-down views. Taken at `HAND_HEIGHT_MM` (session 43, median
+distances as there, 37 videos): 0 was worse on 35 (by up to 5.6 mm); 0.25 worse on 18 of the 19 straight-down ones
+(by 0.1-5.1 mm) and better on the eight from 4K ~28 degrees (by 1.3-3.5 mm); 0.1 kept. Heights 25 and 35 mm were
+each ~2 mm better on one camera kind and worse on another."""
 
 
-def _hand_point(calibration: Calibration, box: FloatArray) -> FloatArray:
-    """A hand's middle on the table: the box's centre, HAND_TOWARDS_TIPS of the way towards the one of its four edge
-    midpoints nearest the table centre."""
+def _hand_point(camera: TableCamera, box: FloatArray) -> FloatArray:
+    """A hand's middle on the table: the box's centre, taken at `HAND_HEIGHT_MM` above the felt, HAND_TOWARDS_TIPS
+    of the way towards the one of its four edge midpoints (taken as high) nearest the table centre."""
     x1, y1, x2, y2 = (float(v) for v in box)
     mids = np.array([[(x1 + x2) / 2, y1], [(x1 + x2) / 2, y2], [x1, (y1 + y2) / 2], [x2, (y1 + y2) / 2]])
-    table = calibration.to_table(np.vstack([mids, [[(x1 + x2) / 2, (y1 + y2) / 2]]]))
+    table = camera.to_plane(np.vstack([mids, [[(x1 + x2) / 2, (y1 + y2) / 2]]]), z=HAND_HEIGHT_MM)
     tips, centre = table[int(np.argmin(np.hypot(table[:4, 0], table[:4, 1])))], table[4]
     result: FloatArray = centre + HAND_TOWARDS_TIPS * (tips - centre)
     return result
