@@ -106,6 +106,11 @@ SETS = {
                           "changes measured on it once, before and after)", (1920, 1080),
                           ("burnless_board_02", "clean_hand_05", "hidden_chips_removed_01", "out_of_turn_03",
                            "premature_board_03")),
+    "bet_sizing": VideoSet("3840x2160 tilted ~28 degrees: bet-sizing errors, tda2024 (fresh in session 43: an "
+                           "under-raise by ten 100s, A3, and an under-call, A11)", (3840, 2160),
+                           ("under_raise_01", "under_call_01"), TILTED_4K, "tilt28"),
+    "bet_sizing720": VideoSet("1280x720, the scenarios' own cameras: bet-sizing errors, tda2024 (fresh in session "
+                              "43)", (1280, 720), ("under_raise_01", "under_call_01")),
     "pair1080": VideoSet("1920x1080 from two cameras facing each other, ~28 degrees, fused (session 25)",
                          (1920, 1080), ("string_bet_01",), TILTED_1080, "pairA", FACING_1080, "pairB"),
     "pair4k": VideoSet("3840x2160 from two cameras facing each other, ~28 degrees, fused (session 25)",
