@@ -4,11 +4,10 @@ Per frame: the detector's boxes; each face-up card read by the card reader; each
 recogniser (denominations bottom to top, count from the stack's geometry); positions in table mm through the
 calibration (a stack's foot from its fitted cylinder, a card's centre, a hand's middle: its box's centre taken at
 a hand's height above the felt and moved a tenth of the way to the edge nearest the table centre) and the layout
-zone there; of two chip boxes on one
-stack (their feet under half a chip apart) only the detector's surer one (`one_box_per_stack`); no hand where a
-stack, card or button was seen clear of hands with the same pixels as now (`StillScene`); tracker ids from
-`TableTracker`; the button's seat (the nearest seat). Without a calibration (or layout) positions, zones and chip
-counts are left unknown.
+zone there; of two chip boxes on one stack (their feet under half a chip apart) only the detector's surer one
+(`one_box_per_stack`); no hand where a stack, card or button was seen clear of hands with the same pixels as now
+(`StillScene`); tracker ids from `TableTracker`; the button's seat (the nearest seat). Without a calibration (or
+layout) positions, zones and chip counts are left unknown.
 """
 
 from __future__ import annotations
@@ -207,6 +206,7 @@ class TableStateBuilder:
     # --- placing ------------------------------------------------------------------------------------------
 
     def _placed(self, detections: Detections, readings: dict[int, ChipReading]) -> Detections:
+        """The detections placed on the table (`placed_on_table`); unplaced without a calibration."""
         if self.calibration is None or self.camera is None:
             return detections
         return placed_on_table(detections, readings, calibration=self.calibration, camera=self.camera,
@@ -310,10 +310,11 @@ HAND_HEIGHT_MM = 30.0
 """The height above the felt at which a hand's box centre is taken (the palm rests ~40 mm up, the fingers lower).
 A point that high, projected onto the felt through the calibration's homography, lands beyond the hand, away
 from the camera: by ~30 mm from the scenarios' tilted camera (~50 degrees from vertical) and ~20 mm at a straight-down
-camera's table edge. Session 43, against the rendered hand's middle (`python -m floorman.evaluation --vision` states
-of the bundled sets, hands matched within 150 mm): median distance at ~50 degrees 30-41 mm on the felt -> 21-25 mm at
-30 mm up, straight down 15.5-19.7 -> 14.6-18.0 mm, from 4K ~28 degrees 17.8-19.8 -> 18.8-19.9 mm (the camera's
-height, where a straight-down view cannot tell it, assumed as for chips: `chips_geometry.DEFAULT_CAMERA_HEIGHT_MM`)."""
+camera's table edge. Session 43, against the rendered hand's middle (`benchmarks/hands.py --per-video` on the stored
+states of the bundled video sets, hands matched within 150 mm), median distance per video: at ~50 degrees 30-41 mm
+on the felt -> 21-25 mm at 30 mm up, straight down 15.5-19.7 -> 14.6-18.0 mm, from 4K ~28 degrees 17.8-19.8 ->
+18.8-19.9 mm (the camera's height, where a straight-down view cannot tell it, assumed as for chips:
+`chips_geometry.DEFAULT_CAMERA_HEIGHT_MM`)."""
 
 HAND_TOWARDS_TIPS = 0.1
 """How far a hand's point lies from its box's centre towards the box edge nearest the table centre (the fingertips'
