@@ -34,25 +34,11 @@ from floorman.vision.chips_geometry import TableCamera
 from floorman.vision.table_state import _hand_point, table_camera
 
 MATCH_MM = 150.0
-Placer = Callable[[Calibration, TableCamera, FloatArray], FloatArray]
-
-
-def _on_felt(towards_tips: float) -> Placer:
-    def place(calibration: Calibration, _camera: TableCamera, box: FloatArray) -> FloatArray:
-        x1, y1, x2, y2 = (float(v) for v in box)
-        mids = np.array([[(x1 + x2) / 2, y1], [(x1 + x2) / 2, y2], [x1, (y1 + y2) / 2], [x2, (y1 + y2) / 2],
-                         [(x1 + x2) / 2, (y1 + y2) / 2]])
-        table = calibration.to_table(mids)
-        tips = table[int(np.argmin(np.hypot(table[:4, 0], table[:4, 1])))]
-        result: FloatArray = table[4] + towards_tips * (tips - table[4])
-        return result
-    return place
-
-
+Placer = Callable[[TableCamera, FloatArray], FloatArray]
 PLACERS: dict[str, Placer] = {
-    "shipped": lambda _calibration, camera, box: _hand_point(camera, box),
-    "felt, 1/4 to tips": _on_felt(0.25),
-    "felt, centre": _on_felt(0.0),
+    "shipped": lambda camera, box: _hand_point(camera, box),
+    "felt, 1/4 to tips": lambda camera, box: _hand_point(camera, box, height_mm=0.0, towards_tips=0.25),
+    "felt, centre": lambda camera, box: _hand_point(camera, box, height_mm=0.0, towards_tips=0.0),
 }
 
 
@@ -64,8 +50,7 @@ def camera_kind(tilt_deg: float) -> str:
 
 def offsets(folder: Path, *, states: str, calib: str) -> tuple[float, dict[str, list[tuple[float, float]]]]:
     """The calibration's tilt and, per placer, each matched hand's offset from the truth (mm)."""
-    calibration = Calibration.load(folder / calib)
-    camera = table_camera(calibration)
+    camera = table_camera(Calibration.load(folder / calib))
     truth = {f.frame: f for f in read_frames(folder / "frames.jsonl")}
     found: dict[str, list[tuple[float, float]]] = {name: [] for name in PLACERS}
     for state in read_states_as_made(folder / states):
@@ -75,12 +60,12 @@ def offsets(folder: Path, *, states: str, calib: str) -> tuple[float, dict[str, 
         palms = [o.position_mm for o in frame.objects if o.cls == "hand" and o.visible_fraction >= 0.9]
         for hand in state.hands:
             box = np.asarray(hand.box, dtype=np.float64)
-            shipped = PLACERS["shipped"](calibration, camera, box)
+            shipped = PLACERS["shipped"](camera, box)
             palm = min(palms, key=lambda p: math.dist(p[:2], shipped), default=None)
             if palm is None or math.dist(palm[:2], shipped) > MATCH_MM:
                 continue
             for name, place in PLACERS.items():
-                point = place(calibration, camera, box)
+                point = place(camera, box)
                 found[name].append((float(point[0] - palm[0]), float(point[1] - palm[1])))
     return camera.tilt_deg, found
 
@@ -110,6 +95,10 @@ def main() -> int:
     header = "| camera | hands | " + " | ".join(f"{name}: median mm (mean x, y)" for name in PLACERS) + " |"
     rule = "|---|---|" + "---|" * len(PLACERS)
     rows = []
+    missing = [str(folder / name) for folder in args.folders for name in (args.states, args.calib, "frames.jsonl")
+               if not (folder / name).is_file()]
+    if missing:
+        parser.error(f"no such file: {', '.join(missing)}")
     for folder in args.folders:
         tilt, found = offsets(folder, states=args.states, calib=args.calib)
         for name, values in found.items():

@@ -529,15 +529,19 @@ def test_the_dealer_resting_on_the_stub_shuffles_once_per_hand(deriver: EventDer
     assert "shuffle" not in kinds(run(deriver, scene.frames(45)))
 
 
-def resting_on_cards(deriver: EventDeriver, *, frames: int = 15,
-                     dealt: bool = True) -> tuple[Scene, list[EventBase]]:
-    """Seat 2 (hand track 52) comes over the rail and rests its hand on its one hole card (`dealt`; else where it will
-    lie) for `frames` (half a second)."""
-    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2"))} if dealt else {})
+def hand_on_cards(deriver: EventDeriver, scene: Scene) -> Scene:
+    """Seat 2 (hand track 52) comes over the rail to its hole zone and lays its hand on the scene's cards there."""
     run(deriver, scene.frames(5))
     seated(scene, 2, track=52)
     run(deriver, scene.frames(3))
     scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
+    return scene
+
+
+def resting_on_cards(deriver: EventDeriver, *, frames: int = 15,
+                     dealt: bool = True) -> tuple[Scene, list[EventBase]]:
+    """Seat 2's hand rests on its one hole card (`dealt`; else where it will lie) for `frames` (half a second)."""
+    scene = hand_on_cards(deriver, Scene(cards={1: card("hole_2", track=1, at=centre("hole_2"))} if dealt else {}))
     return scene, run(deriver, scene.frames(frames))
 
 
@@ -610,14 +614,9 @@ def test_a_tap_that_hides_the_cards_for_a_moment_is_still_a_tap(deriver: EventDe
 
 
 def resting_on_two_cards(deriver: EventDeriver) -> Scene:
-    """Seat 2 (hand track 52) comes over the rail to its two hole cards (tracks 1, 2) and lays its hand on them."""
-    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2", -20)),
-                         2: card("hole_2", track=2, at=centre("hole_2", 20))})
-    run(deriver, scene.frames(5))
-    seated(scene, 2, track=52)
-    run(deriver, scene.frames(3))
-    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
-    return scene
+    """Seat 2's hand laid on its two hole cards (tracks 1, 2)."""
+    return hand_on_cards(deriver, Scene(cards={1: card("hole_2", track=1, at=centre("hole_2", -20)),
+                                               2: card("hole_2", track=2, at=centre("hole_2", 20))}))
 
 
 def test_a_tap_whose_hand_left_a_third_card_back_read_in_the_zone_is_still_a_tap(deriver: EventDeriver) -> None:

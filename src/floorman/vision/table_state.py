@@ -326,14 +326,16 @@ distances as there, 37 videos): 0 was worse on 35 (by up to 5.6 mm); 0.25 worse 
 each ~2 mm better on one camera kind and worse on another."""
 
 
-def _hand_point(camera: TableCamera, box: FloatArray) -> FloatArray:
-    """A hand's middle on the table: the box's centre, taken at `HAND_HEIGHT_MM` above the felt, HAND_TOWARDS_TIPS
-    of the way towards the one of its four edge midpoints (taken as high) nearest the table centre."""
+def _hand_point(camera: TableCamera, box: FloatArray, *, height_mm: float = HAND_HEIGHT_MM,
+                towards_tips: float = HAND_TOWARDS_TIPS) -> FloatArray:
+    """A hand's middle on the table: the box's centre, taken `height_mm` above the felt, `towards_tips` of the way
+    towards the one of its four edge midpoints (taken as high) nearest the table centre (`benchmarks/hands.py` also
+    places hands as sessions 6-42 did: on the felt, a quarter of the way)."""
     x1, y1, x2, y2 = (float(v) for v in box)
     mids = np.array([[(x1 + x2) / 2, y1], [(x1 + x2) / 2, y2], [x1, (y1 + y2) / 2], [x2, (y1 + y2) / 2]])
-    table = camera.to_plane(np.vstack([mids, [[(x1 + x2) / 2, (y1 + y2) / 2]]]), z=HAND_HEIGHT_MM)
+    table = camera.to_plane(np.vstack([mids, [[(x1 + x2) / 2, (y1 + y2) / 2]]]), z=height_mm)
     tips, centre = table[int(np.argmin(np.hypot(table[:4, 0], table[:4, 1])))], table[4]
-    result: FloatArray = centre + HAND_TOWARDS_TIPS * (tips - centre)
+    result: FloatArray = centre + towards_tips * (tips - centre)
     return result
 
 
