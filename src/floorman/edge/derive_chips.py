@@ -143,6 +143,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         self._reads: dict[str, list[_StackRead]] = {}  # per zone: its latest reading, stack by stack
         self._committed_reads: dict[str, list[_StackRead]] = {}  # per zone: that of its published content
         self._suspect: set[int] = set()  # stack tracks whose chips changed wholesale under a hand
+        self._touched: dict[int, float] = {}  # per stack track: when a hand was last within cover_mm of it
+        self._now = 0.0  # the frame being derived
 
     # -- queries used by the other derivers ------------------------------------------------------------------
 
@@ -162,11 +164,38 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
     # -- per frame -------------------------------------------------------------------------------------------
 
     def _hidden(self, track: Track) -> bool:
+        return self._under_hand(track) or self._lost_untouched(track)
+
+    def _under_hand(self, track: Track) -> bool:
         return (track.zone in self._settle and track.rest_zone == track.zone
                 and self.hands.near(track.position, self.config.cover_mm))
 
+    def _lost_untouched(self, track: Track) -> bool:
+        """Whether an unseen stack lies where it lay at rest for all that: no hand came within `cover_mm` of it since
+        it was last seen, and that was at most `lost_hold_s` ago and no longer ago than it had been seen (a box seen
+        for a second, a phantom, is not kept for ten: under_raise_01's fifth box of stack_7, kept until its player's
+        hand came to check, had made the check a pick-up). Chips leave only in a hand; the detector loses a
+        weak box (under_raise_01 from a tilted 4K camera: a stack of six 500s lost at the detector's full refresh,
+        found again 3 s later under its player's check, had read as 3000 taken and then brought from below the
+        rail). Only a stack that lay there when the zone's content was last published is kept (a box seen for a
+        frame or two is not), not one where a stack first seen since it was lost lies now (found again under
+        another track id: one stack, not two), and one that appeared with no hand near (a phantom box) is dropped
+        `lost_hold_s` late."""
+        if not (track.zone in self._settle and track.rest_zone == track.zone
+                and track.first_t <= self._changed.get(track.zone, -math.inf)
+                and self._now - track.last_t <= min(self.config.lost_hold_s, track.last_t - track.first_t)
+                and self._touched.get(track.id, -math.inf) < track.last_t):
+            return False
+        return not any(other.first_t > track.last_t and other.last_t >= self._now
+                       and other.distance_to(track.position) <= self.config.same_stack_mm
+                       for other in self.tracker.tracks.values())
+
     def update(self, state: TableState) -> None:
+        self._now = state.t
         current, _ = self.tracker.update(state.chips, frame=state.frame, t=state.t, hidden=self._hidden)
+        for track in self.tracker.tracks.values():
+            if self.hands.near(track.position, self.config.cover_mm):
+                self._touched[track.id] = state.t
         self._rail_out()
         contents: dict[str, list[tuple[Track, float]]] = {name: [] for name in self.zones}
         doubtful: set[str] = set()
@@ -179,9 +208,13 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
                 if self._relabelled(track, seen, covered=covered):
                     doubtful.add(track.zone)
         for track in self.tracker.unseen(current):
-            if track.zone in contents and self._hidden(track):
+            if track.zone not in contents:
+                continue
+            if self._under_hand(track):
                 contents[track.zone].append((track, 0.0))
                 doubtful.add(track.zone)
+            elif self._lost_untouched(track):  # no hand covers it: the camera lost it, its chips lie there still
+                contents[track.zone].append((track, 1.0))
         readings = {name: _content(stacks) for name, stacks in contents.items()}
         for name, stacks in contents.items():
             self._sureness[name] = _sureness(stacks)
@@ -211,6 +244,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         for gone in self._read.keys() - self.tracker.tracks.keys():
             del self._read[gone]
             self._suspect.discard(gone)
+        for gone in self._touched.keys() - self.tracker.tracks.keys():
+            del self._touched[gone]
 
     def _relabelled(self, track: Track, seen: SeenChips, *, covered: bool) -> bool:
         """Whether this stack is in doubt: under a hand, its chips changed to ones that neither add to nor take
