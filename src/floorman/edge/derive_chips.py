@@ -171,16 +171,14 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
                 and self.hands.near(track.position, self.config.cover_mm))
 
     def _lost_untouched(self, track: Track) -> bool:
-        """Whether an unseen stack lies where it lay at rest for all that: no hand came within `cover_mm` of it since
-        it was last seen, and that was at most `lost_hold_s` ago and no longer ago than it had been seen (a box seen
-        for a second, a phantom, is not kept for ten: under_raise_01's fifth box of stack_7, kept until its player's
-        hand came to check, had made the check a pick-up). Chips leave only in a hand; the detector loses a
-        weak box (under_raise_01 from a tilted 4K camera: a stack of six 500s lost at the detector's full refresh,
-        found again 3 s later under its player's check, had read as 3000 taken and then brought from below the
-        rail). Only a stack that lay there when the zone's content was last published is kept (a box seen for a
-        frame or two is not), not one where a stack first seen since it was lost lies now (found again under
-        another track id: one stack, not two), and one that appeared with no hand near (a phantom box) is dropped
-        `lost_hold_s` late."""
+        """Whether an unseen stack still lies where it lay at rest: chips leave only in a hand, and the detector loses
+        weak boxes (under_raise_01 from a tilted 4K camera: a stack of six 500s lost at the detector's full refresh,
+        found again 3 s later under its player's check, had read as 3000 taken, then brought from below the rail).
+        It is kept when it lay there when the zone's content was last published (a box seen for a frame or two is
+        not), no hand came within `cover_mm` of it since it was last seen, that was at most `lost_hold_s` ago and no
+        longer ago than it had been seen (a phantom box seen for a second, kept until its seat's check, had made the
+        check a pick-up), and no track first seen since it was lost lies where it lay (the stack found again under
+        another id: one stack, not two)."""
         if not (track.zone in self._settle and track.rest_zone == track.zone
                 and track.first_t <= self._changed.get(track.zone, -math.inf)
                 and self._now - track.last_t <= min(self.config.lost_hold_s, track.last_t - track.first_t)
