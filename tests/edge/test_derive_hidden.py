@@ -221,6 +221,8 @@ def test_a_lost_stack_found_again_under_another_id_is_counted_once(deriver: Even
 
 
 def test_a_box_seen_for_a_moment_is_not_kept_long_when_lost(deriver: EventDeriver) -> None:
+    """A box that appeared with no hand near (a phantom) and is lost a second later is kept no longer than it was
+    seen, not `lost_hold_s`: kept until its seat's hand came to check, it had made the check a pick-up."""
     scene = Scene(chips={1: chips("stack_1", [100] * 10, track=1)})
     run(deriver, scene.frames(int(3 * FPS)))
     scene.chips[2] = chips("stack_1", [100] * 4, track=2, dx=45)

@@ -191,9 +191,11 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
     def update(self, state: TableState) -> None:
         self._now = state.t
         current, _ = self.tracker.update(state.chips, frame=state.frame, t=state.t, hidden=self._hidden)
-        for track in self.tracker.tracks.values():
+        for track in self.tracker.tracks.values():  # seen or not: a hand over it may move it
             if self.hands.near(track.position, self.config.cover_mm):
                 self._touched[track.id] = state.t
+                if track.zone in self._polygons:
+                    self._reached[track.zone] = state.t
         self._rail_out()
         contents: dict[str, list[tuple[Track, float]]] = {name: [] for name in self.zones}
         doubtful: set[str] = set()
@@ -218,7 +220,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             self._sureness[name] = _sureness(stacks)
         self._reads = {name: _stack_reads(stacks) for name, stacks in contents.items()}
         self._note_reach(state.t)
-        held = (self._in_doubt(readings, doubtful) | self._untouched(readings, t=state.t)
+        held = (self._in_doubt(readings, doubtful) | self._untouched(readings)
                 | self._unsure_shrinks(readings))
         changes: list[_Change] = []
         for name in self.zones:
@@ -278,16 +280,13 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
                 held.add(name)
         return held
 
-    def _untouched(self, readings: dict[str, ChipContent], *, t: float) -> set[str]:
+    def _untouched(self, readings: dict[str, ChipContent]) -> set[str]:
         """The zones whose new reading nothing can have caused: the same stacks lie there as when the zone's
         content last changed, and no hand came within `reach_mm` of the zone, or within `cover_mm` of one of its
         stacks, since. Their chips are the same chips read again; the committed content stays. A stack where
         none lay (chips tossed into the zone from afar) or gone from where one lay is a change, hand or not."""
         if self.config.reach_mm is None:
             return set()
-        for track in self.tracker.tracks.values():
-            if track.zone in self._polygons and self.hands.near(track.position, self.config.cover_mm):
-                self._reached[track.zone] = t
         return {name for name, reading in readings.items()
                 if self._settle[name].known and reading != self._settle[name].committed
                 and _same_places(self._reads[name], self._committed_reads.get(name), mm=self.config.same_stack_mm)
