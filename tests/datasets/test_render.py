@@ -14,6 +14,7 @@ from floorman.core.chips import ChipSet
 from floorman.core.geometry import apply_homography
 from floorman.core.layout import TableLayout
 from floorman.datasets import render as render_module
+from floorman.datasets import render_objects
 from floorman.datasets.camera import Camera
 from floorman.datasets.effects import Effects
 from floorman.datasets.random_scene import SceneStyle, random_camera, random_sample, random_scene
@@ -280,3 +281,53 @@ def test_zone_lookup_agrees_with_the_layout() -> None:
     expected = LAYOUT.zone_names_at(points)
     assert zone_names_at(LAYOUT, [(float(x), float(y)) for x, y in points]) == expected
     assert len({name for name in expected if name}) > 20
+
+
+def _spot_classes(image: np.ndarray, camera: Camera, points: np.ndarray) -> np.ndarray:
+    """Whether each table point (N, 3) shows a white edge spot (brighter than the middle of the samples' range)."""
+    px, _ = camera.project(points)
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float64)
+    rows, cols = np.rint(px[:, 1]).astype(int), np.rint(px[:, 0]).astype(int)
+    values = grey[rows, cols]
+    return values > (values.min() + values.max()) / 2.0
+
+
+def _facing_angles(camera: Camera, centre: tuple[float, float], *, count: int) -> np.ndarray:
+    """Table angles round a stack on the side facing the camera (within 60 degrees of it)."""
+    facing = math.atan2(camera.eye[1] - centre[1], camera.eye[0] - centre[0])
+    return facing + np.radians(np.linspace(-60.0, 60.0, count))
+
+
+def test_a_chips_edge_spots_run_from_its_top_down_its_side() -> None:
+    # A chip turned half a spot period: the top face's spots and the side's must still meet (until session 45 the
+    # side was drawn unturned, its spots between the top's).
+    scene = empty_scene()
+    scene.chips = [ChipStack(id=1, x=0.0, y=0.0, chips=(500,), angle_deg=22.5)]
+    camera = Camera.look_at(eye=(0.0, -250.0, 300.0), target=(0.0, 0.0, 0.0), size=(800, 600), hfov_deg=30.0)
+    image = Renderer(camera).render(scene, rng=np.random.default_rng(0)).image
+    r, t = CHIPS.diameter_mm / 2.0, CHIPS.thickness_mm
+    angles = _facing_angles(camera, (0.0, 0.0), count=61)
+    rim = np.stack([0.9 * r * np.cos(angles), 0.9 * r * np.sin(angles), np.full_like(angles, t)], axis=1)
+    side = np.stack([r * np.cos(angles), r * np.sin(angles), np.full_like(angles, t / 2.0)], axis=1)
+    top_spots, side_spots = _spot_classes(image, camera, rim), _spot_classes(image, camera, side)
+    assert 0.2 < top_spots.mean() < 0.8  # spots and body both sampled
+    assert np.mean(top_spots == side_spots) >= 0.85
+
+
+def test_a_stacks_chips_lie_at_their_own_turns() -> None:
+    # Chips stacked at random turns: their edge spots do not line up into stripes down the side.
+    stack = ChipStack(id=7, x=0.0, y=0.0, chips=(500,) * 8, angle_deg=10.0)
+    turns = render_objects.chip_turns_deg(stack)
+    assert turns[0] == 10.0 and len(set(np.round(turns % 360.0, 3))) == 8
+    assert np.array_equal(turns, render_objects.chip_turns_deg(replace(stack, x=50.0)))  # the same in every frame
+    scene = empty_scene()
+    scene.chips = [stack]
+    camera = Camera.look_at(eye=(0.0, -250.0, 300.0), target=(0.0, 0.0, 10.0), size=(800, 600), hfov_deg=30.0)
+    image = Renderer(camera).render(scene, rng=np.random.default_rng(0)).image
+    r, t = CHIPS.diameter_mm / 2.0, CHIPS.thickness_mm
+    angles = _facing_angles(camera, (0.0, 0.0), count=25)
+    columns = np.array([[[r * math.cos(a), r * math.sin(a), (k + 0.5) * t] for k in range(8)] for a in angles])
+    spots = _spot_classes(image, camera, columns.reshape(-1, 3)).reshape(len(angles), 8)  # one threshold for all
+    assert 0.2 < spots.mean() < 0.8
+    mixed = np.sum((spots.sum(axis=1) > 0) & (spots.sum(axis=1) < 8))  # angles where some chips show a spot, not all
+    assert mixed >= len(angles) // 2

@@ -113,10 +113,12 @@ def test_a_mixed_stack_whose_side_shows_is_read_chip_by_chip() -> None:
         assert recogniser.read(rendered.image, o.box).denominations == o.chips
 
 
-@pytest.mark.parametrize("size", [(880, 660), (1000, 750)])
-def test_a_side_of_two_pixels_per_chip_is_read_and_never_sure_when_wrong(size: tuple[int, int]) -> None:
+@pytest.mark.parametrize(("size", "sure"), [((880, 660), 0), ((1000, 750), 1)])
+def test_a_side_of_two_pixels_per_chip_is_read_and_never_sure_when_wrong(size: tuple[int, int], sure: int) -> None:
     # A bet seen from a tilted 4K camera shows ~2 px of side per chip: one-colour stacks get their values read sure
-    # (until session 11 such sides were not read, the values no surer than 0.5); a misread chip is not sure.
+    # from ~2.3 px per chip (until session 11 such sides were not read, the values no surer than 0.5; until session 45
+    # also at 2.0, where the chips' edge spots, drawn at one turn, ran down the side in stripes); a misread chip is
+    # not sure.
     camera = tilted_camera(size=size)
     stacks = [(100,) * 4, (5000,) * 3, (500,) * 5]
     rendered = render_chips(stacks, camera=camera, seed=3)
@@ -128,7 +130,7 @@ def test_a_side_of_two_pixels_per_chip_is_read_and_never_sure_when_wrong(size: t
         right = reading.denominations == o.chips
         assert right or reading.confidence < 0.8
         sure_and_right += right and reading.confidence >= 0.8
-    assert sure_and_right >= 1
+    assert sure_and_right >= sure
 
 
 def test_a_mixed_stack_misread_at_two_pixels_per_chip_is_never_sure() -> None:

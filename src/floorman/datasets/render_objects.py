@@ -4,6 +4,7 @@ dealer buttons (3-D cylinders with painted sides and a textured top face)."""
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -234,6 +235,27 @@ def _draw_top(canvas: Canvas, camera: Camera, texture: ImageU8, *, center: Float
                      object_id=object_id)
 
 
+def chip_turns_deg(stack: ChipStack) -> FloatArray:
+    """(n,) each chip's turn about the stack's axis, bottom to top (degrees, the top face's convention): chips lie in
+    a stack at random turns, so their edge spots do not line up into stripes down the side as one turn for all drew
+    them until session 45. The bottom chip lies at the stack's `angle_deg` (a single chip as before); each chip above
+    is turned by a fraction of a turn drawn from the stack's id and the chip's place (CRC-32), not from the scene's
+    random generator, so every seed draws the scenes it drew and a stack keeps its chips' turns from frame to frame."""
+    turns = np.full(stack.count, float(stack.angle_deg))
+    for k in range(1, stack.count):
+        turns[k] += 360.0 * zlib.crc32(f"{stack.id}:{k}".encode()) / 2.0**32
+    return turns
+
+
+def _turned_sides(colours: npt.NDArray[np.uint8], turn_deg: float) -> npt.NDArray[np.uint8]:
+    """A side's colours (segments, 3) for a chip turned by `turn_deg`: what shows at angle phi is what the unturned
+    chip shows at phi - turn (its spots are symmetric, so the top face's texture turned by the same angle, which puts
+    its angle a at turn - a, shows the same spots at its rim)."""
+    shift = round(turn_deg / 360.0 * len(colours)) % len(colours)
+    result: npt.NDArray[np.uint8] = np.roll(colours, shift, axis=0)
+    return result
+
+
 def draw_chip_stack(canvas: Canvas, camera: Camera, stack: ChipStack, *, chipset: ChipSet,
                     lighting: Lighting) -> Drawn | None:
     n = stack.count
@@ -248,7 +270,9 @@ def draw_chip_stack(canvas: Canvas, camera: Camera, stack: ChipStack, *, chipset
     scale = camera.pixels_per_mm(stack.x, stack.y)
     segments = _segments(scale, radius)
     denominations = [chipset.by_value(v) for v in stack.chips]
-    sides = np.stack([_edge_colours(d, segments) for d in denominations])
+    turns = chip_turns_deg(stack)
+    sides = np.stack([_turned_sides(_edge_colours(d, segments), float(turn))
+                      for d, turn in zip(denominations, turns, strict=True)])
     body = np.array([_body_bgr(d) for d in denominations], dtype=np.uint8)
     top_centre = bottoms[-1] + (0.0, 0.0, t)
     footprint = np.vstack([circle_points(bottoms[0], radius, samples=16),
@@ -258,8 +282,8 @@ def draw_chip_stack(canvas: Canvas, camera: Camera, stack: ChipStack, *, chipset
     if points is None:
         return None
     texture = chip_top(denominations[-1], diameter_mm=chipset.diameter_mm, px_per_mm=quantised_px_per_mm(scale))
-    _draw_top(canvas, camera, texture, center=top_centre, angle_deg=stack.angle_deg, diameter=chipset.diameter_mm,
-              object_id=stack.id)
+    _draw_top(canvas, camera, texture, center=top_centre, angle_deg=float(turns[-1]),
+              diameter=chipset.diameter_mm, object_id=stack.id)
     return Drawn(stack.id, DetectorClass.CHIP, convex_hull(points))
 
 
