@@ -238,9 +238,10 @@ def _draw_top(canvas: Canvas, camera: Camera, texture: ImageU8, *, center: Float
 def chip_turns_deg(stack: ChipStack) -> FloatArray:
     """(n,) each chip's turn about the stack's axis, bottom to top (degrees, the top face's convention): chips lie in
     a stack at random turns, so their edge spots do not line up into stripes down the side as one turn for all drew
-    them until session 45. The bottom chip lies at the stack's `angle_deg` (a single chip as before); each chip above
-    is turned by a fraction of a turn drawn from the stack's id and the chip's place (CRC-32), not from the scene's
-    random generator, so every seed draws the scenes it drew and a stack keeps its chips' turns from frame to frame."""
+    them until session 45. The bottom chip lies at the stack's `angle_deg` (a single chip's face as before); each one
+    above is turned by a fraction of a turn drawn from the stack's id and the chip's place (CRC-32), not from the
+    scene's random generator, so every seed draws the scenes it drew and a stack keeps its chips' turns from frame to
+    frame."""
     turns = np.full(stack.count, float(stack.angle_deg))
     for k in range(1, stack.count):
         turns[k] += 360.0 * zlib.crc32(f"{stack.id}:{k}".encode()) / 2.0**32
@@ -248,9 +249,9 @@ def chip_turns_deg(stack: ChipStack) -> FloatArray:
 
 
 def _turned_sides(colours: npt.NDArray[np.uint8], turn_deg: float) -> npt.NDArray[np.uint8]:
-    """A side's colours (segments, 3) for a chip turned by `turn_deg`: what shows at angle phi is what the unturned
-    chip shows at phi - turn (its spots are symmetric, so the top face's texture turned by the same angle, which puts
-    its angle a at turn - a, shows the same spots at its rim)."""
+    """A side's colours (segments, 3) for a chip turned by `turn_deg`: at angle phi it shows what the unturned chip
+    shows at phi - turn. The top face's texture turned by the same angle puts its angle a at turn - a; the spots are
+    symmetric about their centres, so the face's rim and the side show the same spots."""
     shift = round(turn_deg / 360.0 * len(colours)) % len(colours)
     result: npt.NDArray[np.uint8] = np.roll(colours, shift, axis=0)
     return result

@@ -142,7 +142,7 @@ class ChipStack:
     y: float
     chips: tuple[int, ...]
     z: float = 0.0
-    angle_deg: float = 0.0  # rotation of the top face (edge-spot phase)
+    angle_deg: float = 0.0  # the bottom chip's turn (edge-spot phase); those above: `render_objects.chip_turns_deg`
     lean_mm: tuple[float, float] = (0.0, 0.0)  # top offset relative to the bottom (a sloppy stack)
 
     @property
