@@ -85,6 +85,39 @@ def test_a_trained_net_exports_to_a_model_the_reader_loads(tmp_path: Path) -> No
     assert all(r.sigma > 0 for r in readings)
 
 
+def test_an_exported_net_loads_back_for_fine_tuning(tmp_path: Path) -> None:
+    """`train-chips --init NET`: the exported net's weights (batch norms folded into the convolutions) read back
+    into an `OffsetNet` give the exported outputs; its norms stay frozen while it trains; a file that is no such
+    net is named."""
+    spec = PatchSpec()
+    net = chips_train.OffsetNet(spec)
+    with torch.no_grad():  # norms with statistics of their own, as a trained net has
+        for module in net.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.5, 2.0)
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.2, 0.2)
+    path = chips_train.export_onnx(net, tmp_path / "net.onnx", spec=spec)
+    loaded = chips_train.load_exported(chips_train.OffsetNet(spec), path).eval()
+    patches = np.random.default_rng(0).integers(0, 256, (4, 96, 48, 3), dtype=np.uint8)
+    with torch.no_grad():
+        out = loaded(torch.from_numpy(patches.transpose(0, 3, 1, 2).copy()).float()).numpy()
+    readings = ChipOffsetNet(path).read(list(patches))
+    np.testing.assert_allclose([r.offset for r in readings], out[:, 0] * chips_train.OFFSET_UNIT, rtol=1e-4,
+                               atol=1e-3)
+    samples = chips_data.Samples(patches, np.ones(4, np.float32), np.full((4, 2), 20.0, np.float32),
+                                 np.ones(4, np.int64), np.zeros(4, np.int64), np.full(4, 1280, np.int64))
+    config = chips_train.ChipTrainConfig(cache=tmp_path, frames=100, val_frames=50, steps=2, batch=4, init=path)
+    norm = next(m for m in loaded.modules() if isinstance(m, torch.nn.BatchNorm2d))
+    before = norm.running_mean.clone()
+    assert chips_train.fit(loaded, samples, config=config, spec=spec) == 2
+    assert torch.equal(norm.running_mean, before)
+    (tmp_path / "bad.onnx").write_bytes(b"not a net")
+    with pytest.raises(ValueError, match=r"bad\.onnx: cannot read"):
+        chips_train.load_exported(chips_train.OffsetNet(spec), tmp_path / "bad.onnx")
+
+
 @pytest.mark.train
 def test_train_chips_cuts_patches_on_the_detectors_boxes_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`floorman models train-chips --detector-boxes`: the `floorman` command passes the shipped detector in (models

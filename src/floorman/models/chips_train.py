@@ -55,6 +55,7 @@ class ChipTrainConfig:
     weight_decay: float = 1e-4
     threads: int = 1
     train_seed: int = 0
+    init: Path | None = None  # start from this exported net (`load_exported`), its batch norms frozen
     out: Path = DEFAULT_OUT
 
     def __post_init__(self) -> None:
@@ -63,6 +64,8 @@ class ChipTrainConfig:
         if self.frames % CHUNK or self.val_frames % CHUNK:
             raise ValueError(f"expected frames and val_frames multiples of {CHUNK} (the cache's chunks), got "
                              f"{self.frames} and {self.val_frames}")
+        if self.lr <= 0:
+            raise ValueError(f"expected a positive learning rate, got {self.lr}")
         if self.minutes <= 0 or self.batch < 1 or self.threads < 1 or (self.steps is not None and self.steps < 1):
             raise ValueError(f"expected positive minutes, batch, threads and steps, got {self.minutes}, "
                              f"{self.batch}, {self.threads}, {self.steps}")
@@ -99,6 +102,52 @@ class _Exported(nn.Module):
         out = self.net(patch)
         low, high = LOG_SIGMA_RANGE
         return torch.stack([out[:, 0] * OFFSET_UNIT, out[:, 1].clamp(low, high) + math.log(OFFSET_UNIT)], dim=1)
+
+
+def load_exported(net: OffsetNet, path: Path) -> OffsetNet:
+    """`net` with the weights of an exported ONNX net (`export_onnx`): the exporter folded each batch norm into its
+    convolution, so each norm is set to pass its input through plus the folded bias (exact in eval mode; fine-tuning
+    keeps the norms frozen, `_freeze_norms`)."""
+    import onnx  # export tooling of the `train` extra
+    from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
+    from onnx import numpy_helper
+
+    try:
+        model = onnx.load(str(path))
+    except (OSError, DecodeError) as exc:
+        raise ValueError(f"{path}: cannot read an ONNX chip offset net: {exc}") from None
+    weights = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    convs = [node.input[1:] for node in model.graph.node if node.op_type == "Conv"]
+    layers = [m for m in net.features if isinstance(m, nn.Conv2d)]
+    norms = [m for m in net.features if isinstance(m, nn.BatchNorm2d)]
+    heads = [m for m in net.head if isinstance(m, nn.Linear)]
+    if len(convs) != len(layers) or any(len(c) != 2 for c in convs):
+        raise ValueError(f"{path}: expected {len(layers)} convolutions with folded biases, got {len(convs)}")
+    with torch.no_grad():
+        for (weight, bias), conv, norm in zip(convs, layers, norms, strict=True):
+            _copy(conv.weight, weights.get(weight), path=path, name=weight)
+            norm.reset_parameters()
+            if norm.running_var is not None:  # the net's norms track statistics
+                norm.running_var.fill_(1.0 - norm.eps)
+            _copy(norm.bias, weights.get(bias), path=path, name=bias)
+        for index, linear in zip((1, 3), heads, strict=True):
+            _copy(linear.weight, weights.get(f"net.head.{index}.weight"), path=path, name=f"net.head.{index}.weight")
+            _copy(linear.bias, weights.get(f"net.head.{index}.bias"), path=path, name=f"net.head.{index}.bias")
+    return net
+
+
+def _copy(target: torch.Tensor, value: np.ndarray | None, *, path: Path, name: str) -> None:
+    if value is None or tuple(value.shape) != tuple(target.shape):
+        shape = None if value is None else tuple(value.shape)
+        raise ValueError(f"{path}: expected {name} of shape {tuple(target.shape)}, got {shape}")
+    target.copy_(torch.from_numpy(np.array(value, dtype=np.float32)))
+
+
+def _freeze_norms(net: OffsetNet) -> None:
+    """Batch norms in eval mode (their statistics kept), the rest training."""
+    for module in net.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            module.eval()
 
 
 def augment(batch: torch.Tensor, base: torch.Tensor, rng: np.random.Generator, generator: torch.Generator, *,
@@ -145,6 +194,8 @@ def fit(net: OffsetNet, train: Samples, *, config: ChipTrainConfig, spec: PatchS
     step = 0
     errors: list[float] = []
     net.train()
+    if config.init is not None:
+        _freeze_norms(net)
     while True:
         elapsed = time.perf_counter() - started
         progress = step / config.steps if config.steps is not None else elapsed / budget
@@ -205,7 +256,10 @@ def train_chips(config: ChipTrainConfig, *, chip_boxes: ChipBoxes | None = None)
     train = load_cache(paths[:first_val], spec=spec)
     val = load_cache(paths[first_val:], spec=spec)
     logger.info("training on %d patches, validating on %d", len(train), len(val))
-    net = OffsetNet(spec)
+    net = OffsetNet(spec) if config.init is None else load_exported(OffsetNet(spec), config.init)
+    if config.init is not None:
+        logger.info("from %s: held-out median offset error %.2f px before training", config.init,
+                    evaluate(net, val))
     steps = fit(net, train, config=config, spec=spec)
     error = evaluate(net, val)
     logger.info("%d steps; held-out median offset error %.2f px on %d patches", steps, error, len(val))

@@ -224,6 +224,10 @@ def _register_train_chips(sub: argparse._SubParsersAction[argparse.ArgumentParse
     chips.add_argument("--minutes", type=float, default=25.0, help="training time")
     chips.add_argument("--steps", type=int, help="train this many steps instead of --minutes (reproducible)")
     chips.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    chips.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (AdamW, warm-up then cosine)")
+    chips.add_argument("--train-seed", type=int, default=0, help="seed of the batches, augmentation and init")
+    chips.add_argument("--init", type=Path, help="fine-tune this exported ONNX net (its batch norms frozen) "
+                       "instead of training from scratch")
     chips.add_argument("--out", type=Path, help="ONNX output (default: the shipped vision/data/chip_offsets.onnx)")
     chips.add_argument("--detector-boxes", action="store_true", help="also cut each stack's patch on the shipped "
                        "detector's chip box matched to it (IoU >= 0.5), as `benchmarks/chips.py` gets its detector "
@@ -277,7 +281,8 @@ def run_train_chips(args: argparse.Namespace, *, chip_boxes: ChipBoxesFactory | 
         raise ConfigError("--detector-boxes needs a detector, which the `floorman` command passes in (models may "
                           "not import vision): none was given", field="--detector-boxes")
     config = ChipTrainConfig(cache=args.cache, seed=args.seed, frames=args.frames, val_frames=args.val_frames,
-                             minutes=args.minutes, steps=args.steps, threads=args.threads, out=args.out or DEFAULT_OUT)
+                             minutes=args.minutes, steps=args.steps, threads=args.threads, lr=args.lr,
+                             train_seed=args.train_seed, init=args.init, out=args.out or DEFAULT_OUT)
     path, error = train_chips(config, chip_boxes=chip_boxes() if args.detector_boxes and chip_boxes else None)
     sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB); held-out median offset error "
                      f"{error:.2f} patch px\n")
