@@ -85,6 +85,7 @@ def test_a_trained_net_exports_to_a_model_the_reader_loads(tmp_path: Path) -> No
     assert all(r.sigma > 0 for r in readings)
 
 
+@pytest.mark.train
 def test_an_exported_net_loads_back_for_fine_tuning(tmp_path: Path) -> None:
     """`train-chips --init NET`: the exported net's weights (batch norms folded into the convolutions) read back
     into an `OffsetNet` give the exported outputs; its norms stay frozen while it trains; a file that is no such

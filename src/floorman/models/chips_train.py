@@ -64,11 +64,10 @@ class ChipTrainConfig:
         if self.frames % CHUNK or self.val_frames % CHUNK:
             raise ValueError(f"expected frames and val_frames multiples of {CHUNK} (the cache's chunks), got "
                              f"{self.frames} and {self.val_frames}")
-        if self.lr <= 0:
-            raise ValueError(f"expected a positive learning rate, got {self.lr}")
-        if self.minutes <= 0 or self.batch < 1 or self.threads < 1 or (self.steps is not None and self.steps < 1):
-            raise ValueError(f"expected positive minutes, batch, threads and steps, got {self.minutes}, "
-                             f"{self.batch}, {self.threads}, {self.steps}")
+        if (self.minutes <= 0 or self.lr <= 0 or self.batch < 1 or self.threads < 1
+                or (self.steps is not None and self.steps < 1)):
+            raise ValueError(f"expected positive minutes, lr, batch, threads and steps, got {self.minutes}, "
+                             f"{self.lr}, {self.batch}, {self.threads}, {self.steps}")
 
 
 class OffsetNet(nn.Module):
@@ -120,7 +119,6 @@ def load_exported(net: OffsetNet, path: Path) -> OffsetNet:
     convs = [node.input[1:] for node in model.graph.node if node.op_type == "Conv"]
     layers = [m for m in net.features if isinstance(m, nn.Conv2d)]
     norms = [m for m in net.features if isinstance(m, nn.BatchNorm2d)]
-    heads = [m for m in net.head if isinstance(m, nn.Linear)]
     if len(convs) != len(layers) or any(len(c) != 2 for c in convs):
         raise ValueError(f"{path}: expected {len(layers)} convolutions with folded biases, got {len(convs)}")
     with torch.no_grad():
@@ -130,9 +128,8 @@ def load_exported(net: OffsetNet, path: Path) -> OffsetNet:
             if norm.running_var is not None:  # the net's norms track statistics
                 norm.running_var.fill_(1.0 - norm.eps)
             _copy(norm.bias, weights.get(bias), path=path, name=bias)
-        for index, linear in zip((1, 3), heads, strict=True):
-            _copy(linear.weight, weights.get(f"net.head.{index}.weight"), path=path, name=f"net.head.{index}.weight")
-            _copy(linear.bias, weights.get(f"net.head.{index}.bias"), path=path, name=f"net.head.{index}.bias")
+        for name, parameter in net.head.named_parameters():  # kept by their names (`_Exported` wraps as `net`)
+            _copy(parameter, weights.get(f"net.head.{name}"), path=path, name=f"net.head.{name}")
     return net
 
 
@@ -256,8 +253,9 @@ def train_chips(config: ChipTrainConfig, *, chip_boxes: ChipBoxes | None = None)
     train = load_cache(paths[:first_val], spec=spec)
     val = load_cache(paths[first_val:], spec=spec)
     logger.info("training on %d patches, validating on %d", len(train), len(val))
-    net = OffsetNet(spec) if config.init is None else load_exported(OffsetNet(spec), config.init)
+    net = OffsetNet(spec)
     if config.init is not None:
+        load_exported(net, config.init)
         logger.info("from %s: held-out median offset error %.2f px before training", config.init,
                     evaluate(net, val))
     steps = fit(net, train, config=config, spec=spec)
