@@ -494,6 +494,32 @@ def test_chips_splashed_counted_sure_and_valued_unsure_landed_sure(deriver: Even
     assert (push["confidence"], push["landed_confidence"]) == (min(0.5, landed), landed)
 
 
+@pytest.mark.parametrize(("pot_sure", "laid_dx", "pushes"), [(0.07, 0.0, [(1, 500, "pot")]),
+                                                            (0.07, 90.0, [(1, 500, "pot")]), (0.9, 0.0, [])])
+def test_a_splash_beside_pot_chips_read_again_unsure_is_the_chips_laid(deriver: EventDeriver, pot_sure: float,
+                                                                       laid_dx: float, pushes: list[object]) -> None:
+    # The pot's six 100s are read as eight (0.07 sure) while the dealer's hand passes over them; seat 1's hand then
+    # splashes a 500 where they lay (or beside them), its stack's shrink unread, pushing them aside, and they are
+    # read as one, as unsure (splash_01 from 1280x720): a pot that shrank by 200 had made no splash, and the next
+    # players' actions were out of turn. The new stack came; the others' new count is the camera's doubt. Read sure
+    # each time, the 100s went: the camera contradicts itself, and no push is made of it.
+    scene = Scene(chips={1: chips("stack_1", [500] * 5, track=1, count_confidence=0.1),
+                         9: chips("pot", [100] * 6, track=9, count_confidence=pot_sure)})
+    run(deriver, scene.frames(5))
+    scene.hands[60] = hand(centre("pot"), "pot", track=60)
+    scene.chips[9] = chips("pot", [100] * 8, track=9, count_confidence=pot_sure)
+    run(deriver, scene.frames(8))
+    del scene.hands[60]
+    seated(scene, 1, track=51)
+    events = run(deriver, scene.frames(10))
+    events += a_hand_reaches_the_pot(deriver, scene, comes_from="seat_1")
+    scene.chips[10] = chips("pot", [500], track=10, dx=laid_dx)
+    scene.chips[9] = chips("pot", [100], track=9, dx=42.0, count_confidence=pot_sure)
+    events += run(deriver, scene.frames(8))
+    scene.hands.clear()
+    events += run(deriver, scene.frames(20))
+    assert [(p["seat"], p["value"], p["landed_zone"]) for p in of(events, "chips_pushed")] == pushes
+
 def test_a_pick_up_is_as_sure_as_the_stack_it_came_from_not_its_neighbours(deriver: EventDeriver) -> None:
     # Seat 1 keeps two stacks: 5 x 100 read unsure (0.3) and 5 x 500 read sure. Two 500s thrown into the pot are
     # the seat's through the pick-up from the sure stack: the unsure one, read the same where it lay, moved nothing.

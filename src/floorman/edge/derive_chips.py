@@ -344,11 +344,16 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         # How sure it is that chips came to rest there at all, whatever their values: the counts of the stacks
         # holding chips of the values that came (a splash is chips thrown into the pot, of any value)
         landed = self._change_sureness(zone, changed, of=came, counts=True)
+        delta = _value(new) - _value(old)
+        laid = self._laid_beside(zone) if zone == "pot" and not first else ()
+        if laid and _value(laid) > delta:  # a pot never shrinks in play: chips laid, others read again unsure
+            grown, delta = laid, _value(laid)
+            came = {v for v, _ in grown}
+            landed = self._change_sureness(zone, changed, of=came, counts=True)
         self._committed_reads[zone] = self._reads.get(zone, [])
         if first and not new:
             return
         seat = zone_seat(zone)
-        delta = _value(new) - _value(old)
         kind = zone.rpartition("_")[0] if seat is not None else zone
         self._committed_sure[zone] = self._sureness.get(zone, 1.0)
         if seat is not None and kind == "stack" and not first and delta != 0:
@@ -367,7 +372,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
                     self.reset_trips()  # a gather; a bet read a chip short unsure is no gather of the trips
             self._returns.append((self.out.t, -delta))
         elif zone == "pot" and delta > 0:
-            self._pot_grew(_difference(new, old), delta, sure=sure, landed_sure=landed, since=change.since)
+            self._pot_grew(grown, delta, sure=sure, landed_sure=landed, since=change.since)
         if seat is not None and kind in ("stack", "hole") and delta < 0:
             self.hands.confirm(zone, holding="chips")  # a pick-up: the hand's visit was more than passing by
         cover = self._cover.get(zone)
@@ -384,6 +389,30 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         kept_then, kept_now = _unchanged(then, now, mm=self.config.same_stack_mm)
         return [r for i, r in enumerate(then) if i not in kept_then] + [r for j, r in enumerate(now)
                                                                          if j not in kept_now]
+
+    def _laid_beside(self, zone: str) -> ChipContent:
+        """The chips of the zone's new stacks when each stack of it that changed is read again where it lay (within
+        two chips' widths: pushed aside by the chips laid), as chips of the same values, its count unsure (`tap_sure`)
+        before or now: the new stacks are chips that came, the others' new counts the camera's doubt. Nothing when a
+        stack is gone, or read as other chips, or counted again surely. From 1280x720 (splash_01) the pot's six 100s
+        were read as eight while the dealer's hand passed, then as one when seat 1 splashed a 500 where they lay,
+        pushing them aside: a pot that shrank by 200 made no splash, and the next players' actions were out of
+        turn."""
+        then = self._committed_reads.get(zone)
+        if not then:
+            return ()
+        now, reach = self._reads.get(zone, []), 2 * self.config.same_stack_mm
+        kept_then, kept_now = _unchanged(then, now, mm=self.config.same_stack_mm)
+        came = [r for j, r in enumerate(now) if j not in kept_now]
+        for i, old in enumerate(then):
+            if i in kept_then:
+                continue
+            again = [r for r in came if set(r.chips) == set(old.chips) and math.dist(r.position, old.position) <= reach
+                     and min(r.count_sure, old.count_sure) < self.config.tap_sure]
+            if not again:
+                return ()  # gone, or read as other chips, or counted again surely
+            came.remove(min(again, key=lambda r: math.dist(r.position, old.position)))
+        return tuple(sorted(Counter(c for r in came for c in r.chips).items(), reverse=True))
 
     def _change_sureness(self, zone: str, changed: list[_StackRead] | None, *, of: set[int] | None = None,
                          counts: bool = False) -> float:
