@@ -27,6 +27,9 @@ confidence). Between zones the chips are followed by value:
   read unsure leaves every betting ruling of the hand unsaid, and string_bet_02's string bet went unflagged).
   A pot that grows with no gather and no pick-up to explain it is a splash by the one seat whose own hand (come over
   its rail) laid the chips there, as sure as the pot's reading (the stack's shrink may go unread under the hand).
+  A pot never shrinks in play: where a new stack lies in it and every other stack that changed is read again where
+  it lay (pushed aside at most two chips' widths), as the same values, its count unsure, the new stack is what came,
+  whatever the others' new counts add up to (`_laid_beside`).
   A push also says how sure it is that chips came to rest where it landed, whatever their value
   (`landed_confidence`: the counts of the stacks holding chips of the values that came; what a splash rests on):
   from a tilted 4K camera the pot's chips under a top are seen from above, their values never sure (splash_02's
