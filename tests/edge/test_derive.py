@@ -520,6 +520,26 @@ def test_a_splash_beside_pot_chips_read_again_unsure_is_the_chips_laid(deriver: 
     events += run(deriver, scene.frames(20))
     assert [(p["seat"], p["value"], p["landed_zone"]) for p in of(events, "chips_pushed")] == pushes
 
+@pytest.mark.parametrize(("lying", "landed"), [(100, 0.98), (500, 0.07)])
+def test_a_new_top_in_the_pot_landed_as_sure_as_its_value(deriver: EventDeriver, lying: int, landed: float) -> None:
+    # Seat 1 lifts a 500 and its own hand lays it in the pot beside three chips; its count is read 0.07 sure (one
+    # chip or three, from 1280x720), its value 0.98 (splash_01): the splash had never been sure enough to flag. A
+    # top showing a value no stack there showed is chips come to rest, however many: the landing is as sure as that
+    # value. Beside a stack of 500s, the new 500 may be that stack read again: only its count tells.
+    scene = Scene(chips={1: chips("stack_1", [500] * 5, track=1), 9: chips("pot", [lying] * 3, track=9)})
+    events = seat_1_lifts_a_500(deriver, scene)
+    scene.hands[51] = hand(centre("pot"), "pot", track=51)
+    events += run(deriver, scene.frames(4))
+    seated(scene, 1, track=51)
+    scene.chips[10] = chips("pot", [500], track=10, dx=45.0, count_confidence=0.07, values_confidence=0.98)
+    events += run(deriver, scene.frames(8))
+    del scene.hands[51]
+    events += run(deriver, scene.frames(20))
+    (push,) = of(events, "chips_pushed")
+    assert (push["seat"], push["value"], push["landed_zone"]) == (1, 500, "pot")
+    assert (push["confidence"], push["landed_confidence"]) == (0.07, landed)
+
+
 def test_a_pick_up_is_as_sure_as_the_stack_it_came_from_not_its_neighbours(deriver: EventDeriver) -> None:
     # Seat 1 keeps two stacks: 5 x 100 read unsure (0.3) and 5 x 500 read sure. Two 500s thrown into the pot are
     # the seat's through the pick-up from the sure stack: the unsure one, read the same where it lay, moved nothing.

@@ -33,7 +33,9 @@ confidence). Between zones the chips are followed by value:
   A push also says how sure it is that chips came to rest where it landed, whatever their value
   (`landed_confidence`: the counts of the stacks holding chips of the values that came; what a splash rests on):
   from a tilted 4K camera the pot's chips under a top are seen from above, their values never sure (splash_02's
-  three 100s: count 0.90, values 0.50), so a splash had never been sure enough to flag.
+  three 100s: count 0.90, values 0.50), so a splash had never been sure enough to flag. A stack whose top shows a
+  value that came, where no stack showed it before, is chips come to rest however many: as sure as its values too
+  (from 1280x720 a 500 thrown into the pot is read one chip at 0.07, its value at 0.98).
 A stack zone is covered when less than `covered_below` of it is seen for `cover_min_s`: its zone_chips then
 carries the visible fraction, and 1.0 again when the cover ends.
 
@@ -84,12 +86,14 @@ class _Landing:
 
 @dataclass(frozen=True, slots=True)
 class _StackRead:
-    """One stack of a zone's reading: where it lies, its chips, how sure they are (count and values; count)."""
+    """One stack of a zone's reading: where it lies, its chips, how sure they are (count and values; count;
+    values)."""
 
     position: PointMm
     chips: tuple[int, ...]
     sure: float
     count_sure: float
+    values_sure: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -346,13 +350,13 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         sure_grown = self._change_sureness(zone, changed, of=came)
         # How sure it is that chips came to rest there at all, whatever their values: the counts of the stacks
         # holding chips of the values that came (a splash is chips thrown into the pot, of any value)
-        landed = self._change_sureness(zone, changed, of=came, counts=True)
+        landed = self._landed_sureness(zone, changed, came)
         delta = _value(new) - _value(old)
         laid = self._laid_beside(zone) if zone == "pot" and not first else ()
         if laid and _value(laid) > delta:  # a pot never shrinks in play: chips laid, others read again unsure
             grown, delta = laid, _value(laid)
             came = {v for v, _ in grown}
-            landed = self._change_sureness(zone, changed, of=came, counts=True)
+            landed = self._landed_sureness(zone, changed, came)
         self._committed_reads[zone] = self._reads.get(zone, [])
         if first and not new:
             return
@@ -416,6 +420,25 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
                 return ()  # gone, or read as other chips, or counted again surely
             came.remove(min(again, key=lambda r: math.dist(r.position, old.position)))
         return tuple(sorted(Counter(c for r in came for c in r.chips).items(), reverse=True))
+
+    def _landed_sureness(self, zone: str, changed: list[_StackRead] | None, came: set[int]) -> float:
+        """How sure it is that chips came to rest in the zone, whatever their values: the counts of its changed stacks
+        holding chips of the values that came (`_change_sureness`), but a stack whose top shows a value that came and
+        that no stack within two chips' widths showed before is as sure as its values' reading too: a new top is
+        chips come to rest, however many (splash_01 from 1280x720: a 500 thrown into the pot, its count read 0.07
+        sure, its value 0.98: the splash was never sure enough to flag)."""
+        counts = self._change_sureness(zone, changed, of=came, counts=True)
+        then = self._committed_reads.get(zone)
+        if changed is None or then is None:
+            return counts
+        reach = 2 * self.config.same_stack_mm
+        new_tops = [r for r in self._reads.get(zone, []) if r in changed and r.chips and r.chips[-1] in came
+                    and not any(o.chips and o.chips[-1] == r.chips[-1] and math.dist(o.position, r.position) <= reach
+                                for o in then)]
+        if not new_tops:
+            return counts
+        rest = [r.count_sure for r in changed if r not in new_tops and came.intersection(r.chips)]
+        return min([max(r.count_sure, r.values_sure) for r in new_tops] + rest)
 
     def _change_sureness(self, zone: str, changed: list[_StackRead] | None, *, of: set[int] | None = None,
                          counts: bool = False) -> float:
@@ -586,7 +609,7 @@ def _same_places(now: list[_StackRead], then: list[_StackRead] | None, *, mm: fl
 def _stack_reads(stacks: list[tuple[Track, float]]) -> list[_StackRead]:
     return [_StackRead(track.position, track.seen.denominations,
                        min(track.seen.denomination_confidence, track.seen.count_confidence),
-                       track.seen.count_confidence)
+                       track.seen.count_confidence, track.seen.denomination_confidence)
             for track, _ in stacks if isinstance(track.seen, SeenChips)]
 
 
