@@ -93,7 +93,7 @@ class _StackRead:
     chips: tuple[int, ...]
     sure: float
     count_sure: float
-    values_sure: float = 1.0
+    values_sure: float
 
 
 @dataclass(frozen=True)
