@@ -345,18 +345,15 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         sure = self._change_sureness(zone, changed)
         # How sure the chips that came are: the stacks of their values (another stack of the zone read again
         # differently, unsure, under a neighbour that hides it, says nothing of them)
-        grown = _difference(new, old)
+        grown, delta = _difference(new, old), _value(new) - _value(old)
+        laid = self._laid_beside(zone) if zone == "pot" and not first else ()
+        if laid and _value(laid) > delta:  # a pot never shrinks in play: chips laid, others read again unsure
+            grown, delta = laid, _value(laid)
         came = {v for v, _ in grown}
         sure_grown = self._change_sureness(zone, changed, of=came)
         # How sure it is that chips came to rest there at all, whatever their values: the counts of the stacks
         # holding chips of the values that came (a splash is chips thrown into the pot, of any value)
         landed = self._landed_sureness(zone, changed, came)
-        delta = _value(new) - _value(old)
-        laid = self._laid_beside(zone) if zone == "pot" and not first else ()
-        if laid and _value(laid) > delta:  # a pot never shrinks in play: chips laid, others read again unsure
-            grown, delta = laid, _value(laid)
-            came = {v for v, _ in grown}
-            landed = self._landed_sureness(zone, changed, came)
         self._committed_reads[zone] = self._reads.get(zone, [])
         if first and not new:
             return
