@@ -36,8 +36,10 @@ confidence). Between zones the chips are followed by value:
   three 100s: count 0.90, values 0.50), so a splash had never been sure enough to flag. A stack whose top shows a
   value that came, where no stack showed it before, is chips come to rest however many: as sure as its values too
   (from 1280x720 a 500 thrown into the pot is read one chip at 0.07, its value at 0.98).
-A stack zone is covered when less than `covered_below` of it is seen for `cover_min_s`: its zone_chips then
-carries the visible fraction, and 1.0 again when the cover ends.
+A stack zone is covered when less than `covered_below` of its chips (counted, not valued) is seen for
+`cover_min_s`: its zone_chips then carries the visible fraction, and 1.0 again when the cover ends. A stack kept
+only because a hand hides it lies where it lay: no box without a track id farther than `same_stack_mm` takes its
+track (`Tracker.kept_mm`).
 
 Chips in a hand are seldom seen, so the rail is watched through hands: a stack that grows under its own
 player's hand with no pot, bet or put-back to explain it got chips from below the table (`hand_zone(rail_edge,
@@ -131,7 +133,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
     """Chip zones, pushes and rail crossings."""
 
     def __init__(self, layout: TableLayout, *, config: DeriveConfig, out: Emitter, hands: HandDeriver) -> None:
-        super().__init__(layout, config=config, out=out, hands=hands, kinds=_KINDS)
+        super().__init__(layout, config=config, out=out, hands=hands, kinds=_KINDS, kept_mm=config.same_stack_mm)
         self._sureness: dict[str, float] = {}  # per zone: how sure its latest reading is (values and counts)
         self._committed_sure: dict[str, float] = {}  # per zone: how sure the reading it last committed was
         self._cover: dict[str, Settle[bool]] = {
@@ -644,12 +646,15 @@ def _sureness(stacks: list[tuple[Track, float]]) -> float:
 
 
 def _visible(stacks: list[tuple[Track, float]]) -> float:
-    """Value-weighted share of the zone's chips seen uncovered (1.0 for an empty zone)."""
+    """Share of the zone's chips seen uncovered, stack by stack weighed by its count (1.0 for an empty zone): what a
+    hand hides is chips, whatever they are worth, and a stack's values are read less surely than its height (from a
+    tilted 1280x720 camera a stack of 1000s read as 25s, weighed by value, had made a cover half the stack 0.11 seen;
+    read as 1000s with the 500s beside never found, 0.74: hidden_chips_covered_02)."""
     total = 0.0
-    seen_value = 0.0
+    seen_chips = 0.0
     for track, visible in stacks:
         seen = track.seen
-        weight = float(seen.value if isinstance(seen, SeenChips) and seen.value else 1)
+        weight = float(seen.count if isinstance(seen, SeenChips) and seen.count else 1)
         total += weight
-        seen_value += weight * visible
-    return 1.0 if total == 0 else seen_value / total
+        seen_chips += weight * visible
+    return 1.0 if total == 0 else seen_chips / total

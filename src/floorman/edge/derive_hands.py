@@ -335,13 +335,13 @@ class ZoneDeriver(Generic[ContentT]):
     tracker of their objects, and the hands (which hide objects and carry them)."""
 
     def __init__(self, layout: TableLayout, *, config: DeriveConfig, out: Emitter, hands: HandDeriver,
-                 kinds: Iterable[ZoneKind], predict_s: float = 0.0) -> None:
+                 kinds: Iterable[ZoneKind], predict_s: float = 0.0, kept_mm: float | None = None) -> None:
         self.layout = layout
         self.config = config
         self.out = out
         self.hands = hands
         self.tracker = Tracker(match_mm=config.match_mm, still_mm=config.still_mm, lost_s=config.lost_s,
-                               predict_s=predict_s)
+                               predict_s=predict_s, kept_mm=kept_mm)
         wanted = set(kinds)
         self.zones = [z.name for z in layout.all_zones if z.kind in wanted]
         self._settle: dict[str, Settle[ContentT]] = {

@@ -114,16 +114,18 @@ class Tracker:
     """Tracks of one kind of object (cards, chip stacks, hands)."""
 
     def __init__(self, *, match_mm: float, still_mm: float, lost_s: float, predict_s: float = 0.0,
-                 switch_mm: float | None = None) -> None:
-        if match_mm <= 0 or still_mm <= 0 or lost_s <= 0 or predict_s < 0 or (switch_mm is not None
-                                                                                and switch_mm <= 0):
-            raise ValueError(f"expected match_mm, still_mm, lost_s > 0, predict_s >= 0 and switch_mm > 0 or None, "
-                             f"got {match_mm}, {still_mm}, {lost_s}, {predict_s}, {switch_mm}")
+                 switch_mm: float | None = None, kept_mm: float | None = None) -> None:
+        if match_mm <= 0 or still_mm <= 0 or lost_s <= 0 or predict_s < 0 or any(
+                mm is not None and mm <= 0 for mm in (switch_mm, kept_mm)):
+            raise ValueError(f"expected match_mm, still_mm, lost_s > 0, predict_s >= 0 and switch_mm, kept_mm > 0 "
+                             f"or None, got {match_mm}, {still_mm}, {lost_s}, {predict_s}, {switch_mm}, {kept_mm}")
         self.match_mm = match_mm
         self.still_mm = still_mm
         self.lost_s = lost_s
         self.predict_s = predict_s  # an object without an id is matched where a moving track would be this far on
         self.switch_mm = switch_mm  # a new vision id this close to where a track with another id went unseen is it
+        # a track kept past lost_s (hidden under a hand) lies where it lay: an object without an id this close to it
+        self.kept_mm = kept_mm
         self.tracks: dict[int, Track] = {}
 
     def update(self, objects: Iterable[Seen], *, frame: int, t: float,
@@ -204,6 +206,8 @@ class Tracker:
             if track.id in taken or (renewed is not None and track.last_frame < frame and renewed(track)):
                 continue
             d = track.reach_to(point, t=t, predict_s=self.predict_s)
+            if self.kept_mm is not None and t - track.last_t > self.lost_s and d > self.kept_mm:
+                continue
             if d <= best_d:
                 best, best_d = track.id, d
         return best if best is not None else next(_AUTO_IDS)

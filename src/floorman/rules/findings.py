@@ -29,8 +29,9 @@ class CheckerSettings(BaseModel):
     covered_min_s: float = Field(default=3.0, gt=0, description="Seconds a stack must stay covered to count (D1).")
     covered_below_unsure: float = Field(
         default=0.5, gt=0, le=1, description="A stack whose count is read unsure (below ledger_min_confidence) is "
-        "covered only below this visible fraction (D1): the fraction is weighted by the stacks' values, themselves "
-        "unsure. From video, a hand resting beside a stack gave 0.73 (no cover in truth); hands on a stack 0.43-0.48.")
+        "covered only below this visible fraction (D1): the fraction is weighted by the stacks' counts, themselves "
+        "unsure. From video (1280x720, session 48), a hand resting beside a stack gave 0.78-0.83 (no cover in "
+        "truth); a hand over half a stack 0.32-0.35.")
     ledger_window_s: float = Field(default=8.0, gt=0,
                                    description="Seconds chips may be in transit between two zones (D2, D3).")
     ledger_min_confidence: float = Field(
