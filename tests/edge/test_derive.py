@@ -402,14 +402,17 @@ def a_hand_reaches_the_pot(deriver: EventDeriver, scene: Scene, *, comes_from: s
     return events
 
 
-@pytest.mark.parametrize(("comes_from", "sure"), [("seat_1", 1.0), ("seat_9", 0.3), ("bet_1", 0.3)])
-def test_chips_a_hand_lays_in_the_pot_are_the_seat_of_that_hand(deriver: EventDeriver, comes_from: str,
+@pytest.mark.parametrize(("comes_from", "seat", "sure"), [("seat_1", 1, 1.0), ("seat_9", 9, 1.0), ("bet_1", 1, 0.3)])
+def test_chips_a_hand_lays_in_the_pot_are_the_seat_of_that_hand(deriver: EventDeriver, comes_from: str, seat: int,
                                                                   sure: float) -> None:
     # Seat 1 lifts chips from a stack read unsure (0.3). A hand lays two 100s in the pot, hiding them, and lifts
     # (they are first seen once it is back where it came from): laid by seat 1's own hand, come over its rail, the
-    # splash is as sure as the pot's reading. Laid by seat 9's hand, or by a hand first seen out on the table in
-    # seat 1's bet zone (a track lost and found again: string_bet_02 from video, the dealer's gathering hand taken
-    # for seat 3's), seat 1's chips are in the pot only through its unsure pick-up.
+    # splash is as sure as the pot's reading. Laid by seat 9's own hand, they are seat 9's, as sure (chips move only
+    # in a hand: seat 1's never reached the pot; until session 48 they were seat 1's through its pick-up, and from
+    # a tilted 1280x720 camera a splash went to a seat whose stack was misread a pick-up). Laid by a hand first
+    # seen out on the table in seat 1's bet zone (a track lost and found again, of no sure seat: string_bet_02
+    # from video, the dealer's gathering hand taken for seat 3's), seat 1's chips are in the pot only through its
+    # unsure pick-up.
     scene, events = picked_up(deriver, value=100, left=3, sure=0.3)
     events += a_hand_reaches_the_pot(deriver, scene, comes_from=comes_from)
     scene.chips[2] = chips("pot", [100, 100], track=2)
@@ -417,7 +420,7 @@ def test_chips_a_hand_lays_in_the_pot_are_the_seat_of_that_hand(deriver: EventDe
     scene.hands.clear()
     events += run(deriver, scene.frames(20))
     (push,) = of(events, "chips_pushed")
-    assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 200, "pot", sure)
+    assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (seat, 200, "pot", sure)
 
 
 def seat_1_lifts_a_500(deriver: EventDeriver, scene: Scene) -> list[EventBase]:
@@ -452,6 +455,33 @@ def test_a_splash_is_the_seat_whose_hand_laid_it_not_the_last_to_pick_up(deriver
     assert [(p["seat"], p["value"], p["landed_zone"]) for p in of(events, "chips_pushed")] == [(1, 500, "pot")]
 
 
+def test_a_splash_is_the_seat_whose_hand_laid_it_though_its_pick_up_went_unseen(deriver: EventDeriver) -> None:
+    # Seat 9's stack is read a chip short under its hand (a pick-up), and its hand goes back over its rail; seat 1
+    # lifts a 500 its stack's reading does not show (read unsure, or hidden) and its own hand lays it in the pot.
+    # The splash is seat 1's: seat 9's hand never reached the pot (tilted 1280x720 splash_01: the splash given to
+    # the seat whose stack was misread a pick-up 2.3 s before, whose bet then came out of turn).
+    scene = Scene(chips={1: chips("stack_1", [500] * 5, track=1), 8: chips("stack_9", [100] * 5, track=8)})
+    run(deriver, scene.frames(5))
+    seated(scene, 9, track=59)
+    events = run(deriver, scene.frames(3))
+    scene.hands[59] = hand(centre("stack_9"), "stack_9", track=59)
+    scene.chips[8] = chips("stack_9", [100] * 4, track=8)
+    events += run(deriver, scene.frames(8))
+    del scene.hands[59]
+    seated(scene, 1, track=51)
+    events += run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
+    events += run(deriver, scene.frames(6))
+    scene.hands[51] = hand(centre("pot"), "pot", track=51)
+    events += run(deriver, scene.frames(4))
+    seated(scene, 1, track=51)
+    scene.chips[9] = chips("pot", [500], track=9)
+    events += run(deriver, scene.frames(8))
+    scene.hands.clear()
+    events += run(deriver, scene.frames(20))
+    assert [(p["seat"], p["value"], p["landed_zone"]) for p in of(events, "chips_pushed")] == [(1, 500, "pot")]
+
+
 @pytest.mark.parametrize(("aside", "sure"), [(42.0, 1.0), (100.0, 0.45)])
 def test_a_pot_stack_pushed_aside_by_a_splash_changes_nothing(deriver: EventDeriver, aside: float,
                                                                sure: float) -> None:
@@ -475,13 +505,13 @@ def test_a_pot_stack_pushed_aside_by_a_splash_changes_nothing(deriver: EventDeri
     assert push["landed_confidence"] == 1.0
 
 
-@pytest.mark.parametrize(("laid_by", "landed"), [("seat_1", 0.9), ("seat_9", 0.3)])
-def test_chips_splashed_counted_sure_and_valued_unsure_landed_sure(deriver: EventDeriver, laid_by: str,
+@pytest.mark.parametrize(("laid_by", "seat", "landed"), [("seat_1", 1, 0.9), ("bet_1", 1, 0.3)])
+def test_chips_splashed_counted_sure_and_valued_unsure_landed_sure(deriver: EventDeriver, laid_by: str, seat: int,
                                                                    landed: float) -> None:
     # Seat 1's own hand lays a 500 and three 100s in the pot (splash_02 from a tilted 4K camera): the 100s' count is
     # read 0.9 sure, their values 0.5 (the chips under the top, their sides too thin to read). The push's amount is
-    # unsure, its landing sure (what a splash rests on). Laid by another seat's hand, the chips are seat 1's only
-    # through its pick-up, read 0.3 sure: so is their landing.
+    # unsure, its landing sure (what a splash rests on). Laid by a hand of no sure seat (first seen out on the
+    # table), the chips are seat 1's only through its pick-up, read 0.3 sure: so is their landing.
     scene, events = picked_up(deriver, value=100, left=3, sure=0.3)
     events += a_hand_reaches_the_pot(deriver, scene, comes_from=laid_by)
     scene.chips[2] = chips("pot", [500], track=2)
@@ -490,7 +520,7 @@ def test_chips_splashed_counted_sure_and_valued_unsure_landed_sure(deriver: Even
     scene.hands.clear()
     events += run(deriver, scene.frames(20))
     (push,) = of(events, "chips_pushed")
-    assert (push["seat"], push["value"], push["landed_zone"]) == (1, 800, "pot")
+    assert (push["seat"], push["value"], push["landed_zone"]) == (seat, 800, "pot")
     assert (push["confidence"], push["landed_confidence"]) == (min(0.5, landed), landed)
 
 

@@ -527,19 +527,27 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         _take(self._returns, delta - left)  # gathered chips went to the pot: they can no longer go back to a stack
         if 0 < left < delta and just_gathered and sure < self.config.tap_sure:
             return  # a gather read a few chips long, unsure: no splash (see the module notes)
+        if left <= 0:
+            return
         picked = [p for p in self._pickups.values() if p.value > 0]
-        if left > 0 and picked:
-            # The seat whose own hand laid the chips there, else the one that picked chips up last (from video a
-            # stack read again unsure is a pick-up too: the latest alone gave a splash to the wrong seat).
-            laying = [p for p in picked if self._laid_by(p.seat, "pot", since=since)]
-            seat = max(laying or picked, key=lambda p: p.t).seat
-            self._land(seat, chips, landed="pot", sure=sure, landed_sure=landed_sure, laid=bool(laying))
-        elif left > 0:
-            # No pick-up seen (the stack's shrink read unsure or hidden): the seat whose own hand laid them there.
-            laid = sorted({seat for zone, seat in self._reached_by
-                           if zone == "pot" and self._laid_by(seat, "pot", since=since)})
-            if len(laid) == 1:
-                self._land(laid[0], chips, landed="pot", sure=sure, landed_sure=landed_sure, laid=True)
+        # The seat whose own hand laid the chips there, else the one that picked chips up last (from video a
+        # stack read again unsure is a pick-up too: the latest alone gave a splash to the wrong seat).
+        laying = [p for p in picked if self._laid_by(p.seat, "pot", since=since)]
+        if laying:
+            self._land(max(laying, key=lambda p: p.t).seat, chips, landed="pot", sure=sure, landed_sure=landed_sure,
+                       laid=True)
+            return
+        # No pick-up of the seat whose own hand laid them there seen (its stack's shrink read unsure or hidden): that
+        # seat still, when one alone did: chips move only in a hand, and a seat that picked chips up elsewhere and
+        # never reached the pot did not lay them (tilted 1280x720 splash_01: seat 1's splash given to seat 5, whose
+        # stack read 5200 then 4650 unsure 2.3 s before, then seat 5's bet and seat 9's fold called out of turn).
+        laid = sorted({seat for zone, seat in self._reached_by
+                       if zone == "pot" and self._laid_by(seat, "pot", since=since)})
+        if len(laid) == 1:
+            self._land(laid[0], chips, landed="pot", sure=sure, landed_sure=landed_sure, laid=True)
+        elif picked:
+            self._land(max(picked, key=lambda p: p.t).seat, chips, landed="pot", sure=sure, landed_sure=landed_sure,
+                       laid=False)
 
     def _laid_by(self, seat: int, zone: str, *, since: float) -> bool:
         """Whether the seat's own hand was within reach of the zone while its new chips came to rest (from `lost_s`
