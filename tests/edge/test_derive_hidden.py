@@ -234,11 +234,11 @@ def test_a_box_seen_for_a_moment_is_not_kept_long_when_lost(deriver: EventDerive
     assert zone_values(run(deriver, scene.frames(int(1.5 * FPS))), "stack_1") == [1000]
 
 
-def covered_zone(deriver: EventDeriver, scene: Scene, *, box_beside: bool) -> list[dict[str, object]]:
+def covered_zone(deriver: EventDeriver, *, box_beside: bool) -> list[dict[str, object]]:
     """Seat 1 rests a hand on its stack zone for four seconds: the stack of four 1000s stays seen, the fourteen 100s
     beside it go out of sight under the palm; with `box_beside`, a box without a track id (the hand's edge read
     as chips) is seen 130 mm from the hidden stack, on no zone, from a second on."""
-    scene.chips = {1: chips("stack_1", [1000] * 4, track=1), 2: chips("stack_1", [100] * 14, track=2, dx=40)}
+    scene = Scene(chips={1: chips("stack_1", [1000] * 4, track=1), 2: chips("stack_1", [100] * 14, track=2, dx=40)})
     run(deriver, scene.frames(10))
     scene.hands[51] = hand(LAYOUT.seat(1).position, "rail_edge", track=51)
     run(deriver, scene.frames(3))
@@ -261,7 +261,7 @@ def test_a_covered_stack_is_weighed_by_its_chips_not_their_values(deriver: Event
     """The visible fraction counts chips: 4 seen of 18, not 4000 of 5400 in value. From a tilted 1280x720 camera
     the values of stacks are the least sure of what is read (a stack of 1000s read as 25s, another as 1000s, had
     made the same cover 0.11 or 0.74 seen, reported or not: hidden_chips_covered_02)."""
-    zones = covered_zone(deriver, Scene(), box_beside=False)
+    zones = covered_zone(deriver, box_beside=False)
     assert [z["visible_fraction"] for z in zones] == [pytest.approx(4 / 18, abs=0.01), 1.0]
 
 
@@ -269,6 +269,6 @@ def test_a_stack_hidden_under_a_hand_is_not_taken_by_a_box_seen_beyond_it(derive
     """A stack kept only because a hand hides it lies where it lay: a box without a track id seen farther off than
     a chip's width is another object, even within the reach of a moving one (`match_mm`). Taken for the hidden
     stack, it had ended the cover half-way (hidden_chips_covered_02: seen again 2.6 s into a 5 s cover)."""
-    zones = covered_zone(deriver, Scene(), box_beside=True)
+    zones = covered_zone(deriver, box_beside=True)
     assert [z["visible_fraction"] for z in zones] == [pytest.approx(4 / 18, abs=0.01), 1.0]
     assert zones[-1]["t"] > 4.0

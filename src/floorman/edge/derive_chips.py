@@ -530,24 +530,23 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         if left <= 0:
             return
         picked = [p for p in self._pickups.values() if p.value > 0]
-        # The seat whose own hand laid the chips there, else the one that picked chips up last (from video a
-        # stack read again unsure is a pick-up too: the latest alone gave a splash to the wrong seat).
-        laying = [p for p in picked if self._laid_by(p.seat, "pot", since=since)]
+        laid = {seat for zone, seat in self._reached_by if zone == "pot" and self._laid_by(seat, "pot", since=since)}
+        laying = [p for p in picked if p.seat in laid]
+        # The seat whose own hand laid the chips there, else the one that picked chips up last (from video a stack
+        # read again unsure is a pick-up too: the latest alone gave a splash to the wrong seat). No pick-up of the seat
+        # whose own hand laid them seen (its stack's shrink read unsure or hidden): that seat still, when one alone
+        # did: chips move only in a hand, and a seat that picked chips up elsewhere and never reached the pot did not
+        # lay them (tilted 1280x720 splash_01: seat 1's splash given to seat 5, whose stack read 5200 then 4650 unsure
+        # 2.3 s before, then seat 5's bet and seat 9's fold called out of turn).
         if laying:
-            self._land(max(laying, key=lambda p: p.t).seat, chips, landed="pot", sure=sure, landed_sure=landed_sure,
-                       laid=True)
-            return
-        # No pick-up of the seat whose own hand laid them there seen (its stack's shrink read unsure or hidden): that
-        # seat still, when one alone did: chips move only in a hand, and a seat that picked chips up elsewhere and
-        # never reached the pot did not lay them (tilted 1280x720 splash_01: seat 1's splash given to seat 5, whose
-        # stack read 5200 then 4650 unsure 2.3 s before, then seat 5's bet and seat 9's fold called out of turn).
-        laid = sorted({seat for zone, seat in self._reached_by
-                       if zone == "pot" and self._laid_by(seat, "pot", since=since)})
-        if len(laid) == 1:
-            self._land(laid[0], chips, landed="pot", sure=sure, landed_sure=landed_sure, laid=True)
+            seat, by_hand = max(laying, key=lambda p: p.t).seat, True
+        elif len(laid) == 1:
+            seat, by_hand = next(iter(laid)), True
         elif picked:
-            self._land(max(picked, key=lambda p: p.t).seat, chips, landed="pot", sure=sure, landed_sure=landed_sure,
-                       laid=False)
+            seat, by_hand = max(picked, key=lambda p: p.t).seat, False
+        else:
+            return
+        self._land(seat, chips, landed="pot", sure=sure, landed_sure=landed_sure, laid=by_hand)
 
     def _laid_by(self, seat: int, zone: str, *, since: float) -> bool:
         """Whether the seat's own hand was within reach of the zone while its new chips came to rest (from `lost_s`

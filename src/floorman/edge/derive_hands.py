@@ -87,7 +87,7 @@ class HandDeriver:
         self.config = config
         self.out = out
         self.tracker = Tracker(match_mm=2 * config.match_mm, still_mm=config.still_mm, lost_s=config.lost_s,
-                               predict_s=config.hand_predict_s, switch_mm=config.hand_switch_mm)
+                               predict_s=config.hand_predict_s, switch_mm=config.hand_switch_mm, left_behind=True)
         self._kinds = frozenset(config.hand_zone_kinds)
         self._events = frozenset(config.hand_events)
         self._confirmed = frozenset(config.confirmed_visits)

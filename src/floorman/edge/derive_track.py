@@ -114,7 +114,7 @@ class Tracker:
     """Tracks of one kind of object (cards, chip stacks, hands)."""
 
     def __init__(self, *, match_mm: float, still_mm: float, lost_s: float, predict_s: float = 0.0,
-                 switch_mm: float | None = None, kept_mm: float | None = None) -> None:
+                 switch_mm: float | None = None, kept_mm: float | None = None, left_behind: bool = False) -> None:
         if match_mm <= 0 or still_mm <= 0 or lost_s <= 0 or predict_s < 0 or any(
                 mm is not None and mm <= 0 for mm in (switch_mm, kept_mm)):
             raise ValueError(f"expected match_mm, still_mm, lost_s > 0, predict_s >= 0 and switch_mm, kept_mm > 0 "
@@ -126,6 +126,7 @@ class Tracker:
         self.switch_mm = switch_mm  # a new vision id this close to where a track with another id went unseen is it
         # a track kept past lost_s (hidden under a hand) lies where it lay: an object without an id this close to it
         self.kept_mm = kept_mm
+        self.left_behind = left_behind  # a moving track's id on a box left behind names another object (`_hand_on`)
         self.tracks: dict[int, Track] = {}
 
     def update(self, objects: Iterable[Seen], *, frame: int, t: float,
@@ -145,7 +146,7 @@ class Tracker:
                 taken.add(ids[-1])
             else:
                 ids.append(seen.track_id)
-        if self.switch_mm is not None:
+        if self.left_behind:
             self._hand_on(placed, ids, t=t)
         ended: list[Track] = []
         for track_id, (_, point) in zip(ids, placed, strict=True):
@@ -168,7 +169,7 @@ class Tracker:
         return current, ended
 
     def _hand_on(self, placed: list[tuple[Seen, PointMm]], ids: list[int], *, t: float) -> None:
-        """With `switch_mm` (the hands' tracker): a moving track (more than `still_mm` a frame) whose vision id
+        """With `left_behind` (the hands' tracker): a moving track (more than `still_mm` a frame) whose vision id
         names a box left behind, farther than `still_mm` from where the track would be, while a surer box without an
         id lies nearer to there: that box is the object, and the named one a new track. The vision's tracker keeps an
         id on the weak box a fast hand leaves for a frame (from 1280x720, splash_02: seat 8's hand throwing chips
