@@ -723,6 +723,34 @@ def test_a_tap_beside_a_stack_read_again_unsure_carries_that_doubt(deriver: Even
     assert [(e["seat"], e["confidence"]) for e in of(events, "tap")] == [(2, 0.2)]
 
 
+def towards_stack(fraction: float) -> tuple[float, float]:
+    """A point of seat 2's from its hole zone's centre (0) to its stack zone's (1); the zones' edge lies at ~0.53
+    (55 mm out), and 0.8 is 28 mm beyond it."""
+    (hx, hy), (sx, sy) = centre("hole_2"), centre("stack_2")
+    return hx + (sx - hx) * fraction, hy + (sy - hy) * fraction
+
+
+@pytest.mark.parametrize(("beyond", "taps"), [(0.8, [2]), (1.0, [])], ids=["beside_the_cards", "on_the_stack"])
+def test_a_tap_whose_point_swings_across_the_edge_of_the_stack_zone_is_still_a_tap(
+        deriver: EventDeriver, beyond: float, taps: list[int]) -> None:
+    """From the tilted 4K camera seat 8 tapped beside its cards by the stack zone's edge (clean_hand_05): the
+    vision's point of the hand swung across it (two frames on the cards, one beyond), and each return to the hole
+    zone waited three frames to settle, so its rests came to 0.27 and 0.20 s and both taps were lost (three false
+    alerts). A hand resting on its stack, farther than `tap_reach_mm` from the cards, did not tap."""
+    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2"))})
+    run(deriver, scene.frames(5))
+    seated(scene, 2, track=52)
+    events = run(deriver, scene.frames(3))
+    for _ in range(6):
+        scene.hands[52] = hand(towards_stack(0.4), "hole_2", track=52)
+        events += run(deriver, scene.frames(2))
+        scene.hands[52] = hand(towards_stack(beyond), "stack_2", track=52)
+        events += run(deriver, scene.frames(1))
+    del scene.hands[52]
+    events += run(deriver, scene.frames(20))
+    assert [e["seat"] for e in of(events, "tap")] == taps
+
+
 def test_a_hand_that_went_on_to_its_bet_zone_did_not_tap(deriver: EventDeriver) -> None:
     """A push the camera did not see land: the hand crossed its cards on the way to the bet zone."""
     scene, events = resting_on_cards(deriver)
@@ -796,6 +824,28 @@ def test_a_tap_by_a_card_protector_is_still_a_tap(deriver: EventDeriver) -> None
     events += run(deriver, scene.frames(20))
     assert [z["face_down"] for z in of(events, "zone_cards")] == [1, 2]
     assert [e["seat"] for e in of(events, "tap")] == [2]
+
+
+@pytest.mark.parametrize(("before", "taps"), [(False, []), (True, [2])], ids=["laid_by_the_hand", "already_there"])
+def test_a_hand_that_lays_a_protector_on_its_cards_did_not_tap(deriver: EventDeriver, before: bool,
+                                                               taps: list[int]) -> None:
+    """From video seat 4 took a chip from its stack and laid it on its cards (clean_hand_02), both readings unsure
+    (0.11, 0.22: set aside for a tap), its hand on the cards 0.3 s: a card protector laid, no check. A protector
+    already there before the hand came is read again under it (pocket_chips_02): still a tap."""
+    scene = Scene(cards={1: card("hole_2", track=1, at=centre("hole_2", 20))})
+    protector = chips("hole_2", [100], track=9, dx=-30, count_confidence=0.2, values_confidence=0.2)
+    if before:
+        scene.chips[9] = protector
+    run(deriver, scene.frames(5))
+    seated(scene, 2, track=52)
+    events = run(deriver, scene.frames(3))
+    scene.hands[52] = hand(centre("hole_2", 0, 10), "hole_2", track=52)
+    events += run(deriver, scene.frames(6))
+    scene.chips[9] = protector
+    events += run(deriver, scene.frames(9))
+    del scene.hands[52]
+    events += run(deriver, scene.frames(20))
+    assert [e["seat"] for e in of(events, "tap")] == taps
 
 
 @pytest.mark.parametrize(("pot_sure", "pushes"), [(0.3, []), (1.0, [(1, 300, "pot")])])

@@ -34,7 +34,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from floorman.core.events import EventBase, Shuffle
+from floorman.core.events import EventBase, Shuffle, ZoneChips
 from floorman.core.layout import TableLayout
 from floorman.core.table_state import TableState
 
@@ -106,7 +106,18 @@ class DeriveConfig(BaseModel):
                              "cards and leaving the table with nothing of the seat changed is a tap. Measured on the "
                              "dev scenarios (clean_hand_01, rabbit_hunt_01; truth frames, 1280x720 and tilted 4K "
                              "video): taps rest there 0.40-0.70 s, hands pushing chips cross the cards in 0.10-0.20 s "
-                             "(at 0.2 a pushing hand lost mid-way from a tilted 4K camera tapped).")
+                             "(at 0.2 a pushing hand lost mid-way from a tilted 4K camera tapped). Timed frame to "
+                             "frame while the hand is on its cards (`tap_reach_mm`), not by its settled visits to "
+                             "the hole zone (each swing across the zone's edge cost the frames a visit takes to "
+                             "settle).")
+    tap_reach_mm: float = Field(default=30.0, ge=0, description="A hand this close to its own hole zone, and not "
+                                "this close to its own bet zone, rests on its cards for `tap_min_s`: the vision "
+                                "places a hand's middle 17-23 mm (median) from where it is (session 43, "
+                                "benchmarks/hands.py), and a tap beside the cards by the stack zone's edge swings "
+                                "across it (from the tilted 4K camera clean_hand_05's seat 8 tapped twice with its "
+                                "point at 904-967 mm across an edge at ~940: rests of 0.27 and 0.20 s in the zone, "
+                                "both taps lost, three false alerts). A pushing hand lost between its cards and its "
+                                "bet zone is on its way, not resting.")
     tap_sure: float = Field(default=0.8, ge=0, le=1, description="A change of a seat's chips read less sure than this "
                             "(a zone_chips or rail crossing of lower confidence; a push always counts) does not keep a "
                             "hand resting on its cards from being a tap, which carries that doubt: from video a stack "
@@ -168,6 +179,8 @@ class Emitter:
     """Per (event type, zone): what the zone was published to hold, and when. A hole zone has cards and chips (a
     card protector): each has a history of its own, or a chips reading would read as a change of its cards."""
     _set_aside: dict[int, list[tuple[float, float]]] = field(default_factory=dict)  # per seat: (t, confidence)
+    _on_cards: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
+    """Per seat: the chips its hole zone was read to hold (at any sureness), and when (`laid_on_cards`)."""
 
     def emit(self, kind: type[EventBase], **fields: Any) -> EventBase:
         event = kind(table_id=self.table_id, camera_id=self.camera_id, seq=0, t=self.t, frame=self.frame, **fields)
@@ -176,6 +189,10 @@ class Emitter:
         name = kind.model_fields["type"].default
         if not isinstance(seat, int) or name not in _TOUCHING:
             return event
+        if isinstance(event, ZoneChips) and event.zone == f"hole_{seat}":
+            readings = self._on_cards.setdefault(seat, [])
+            readings.append((self.t, sum(group.count for group in event.chips)))
+            del readings[:-_ASIDE_KEPT]
         confidence = float(fields.get("confidence", 1.0))
         if name in _SET_ASIDE and confidence < self.sure_chips:  # chips read unsure: no evidence that they moved
             aside = self._set_aside.setdefault(seat, [])
@@ -195,6 +212,16 @@ class Emitter:
     def doubt_since(self, seat: int, t: float) -> float:
         """How sure `unchanged_since(seat, t)` is: the least sure chip event of the seat it set aside (1.0: none)."""
         return min((confidence for when, confidence in self._set_aside.get(seat, ()) if when >= t), default=1.0)
+
+    def laid_on_cards(self, seat: int, t: float) -> bool:
+        """Whether the seat's hole zone is read holding more chips than it held at `t`, however unsure: a chip was laid
+        on the cards (a card protector), by the hand there since. From video a hand took a chip from its stack and laid
+        it on its cards in 1.1 s, both readings unsure (0.11, 0.22; clean_hand_02's seat 4): that was no check."""
+        readings = self._on_cards.get(seat, [])
+        if not readings or readings[-1][0] < t:
+            return False
+        before = [count for when, count in readings if when < t]
+        return readings[-1][1] > (before[-1] if before else 0)
 
     def unchanged_since(self, seat: int, t: float) -> bool:
         """Whether nothing of `seat` moved since `t`: no card dealt to it, no push, nothing over the rail, and each

@@ -54,6 +54,8 @@ class HandInfo:
     back_at_rail_since: float | None = None  # since when it has been back in the rail-edge band from the table
     on_table: bool = False
     at_stub_since: float | None = None  # since when it has been within stub_reach_mm of the deck zone
+    on_cards_s: float = 0.0  # seconds its seat's hole zone has been within tap_reach_mm of it, frame to frame
+    on_cards_since: float | None = None  # the last frame it was there (None: it was not, that frame)
     over_rail: bool = True  # its seat is known: it was first seen at (or beyond) the rail, or the state builder said;
     # a track first seen out on the table (a hand lost and found again) has only a guess: the nearest seat's
 
@@ -95,6 +97,9 @@ class HandDeriver:
         self._hands: dict[int, HandInfo] = {}
         self._tapped: dict[int, float] = {}  # per seat: when its last tap was published
         self._deck = layout.zone("deck").points
+        names = {zone.name: zone.points for zone in layout.all_zones}
+        self._seat_zones = {seat.number: (names[f"hole_{seat.number}"], names.get(f"bet_{seat.number}"))
+                            for seat in layout.seats if f"hole_{seat.number}" in names}
         self._enters: list[tuple[str, int | None]] = []
         self._leaves: list[_Leave] = []
         self._pending: list[_Visit] = []
@@ -139,6 +144,7 @@ class HandDeriver:
                                                     over_rail=told or track.first_zone in (None, "rail_edge"))
         if isinstance(seen, SeenHand) and seen.holding != "nothing":
             hand.holding = seen.holding
+        self._time_on_cards(hand, track, t=t)
         if distance_to_zone(track.position, self._deck) > self.config.stub_reach_mm:
             hand.at_stub_since = None
         elif hand.at_stub_since is None:
@@ -162,6 +168,25 @@ class HandDeriver:
                     self._pending.append(_Visit(zone=hand.zone.committed, hand=hand, entered=t))
                 else:
                     self._enters.append((hand.zone.committed, hand.seat))
+
+    def _time_on_cards(self, hand: HandInfo, track: Track, *, t: float) -> None:
+        """Adds the time since the last frame to `on_cards_s` when the hand was on its cards then and is now: in its
+        own hole zone, or within `tap_reach_mm` of it and not of its own bet zone (a tap's rest, whichever side of
+        the zone's edge the vision puts it frame by frame; a pushing hand lost between the cards and the bet zone
+        is on its way)."""
+        seat, reach = hand.seat, self.config.tap_reach_mm
+        zones = self._seat_zones.get(seat) if seat is not None else None
+        if zones is None:
+            return
+        hole, bet = zones
+        on_cards = track.zone == f"hole_{seat}" or (distance_to_zone(track.position, hole) <= reach
+                                                    and (bet is None or distance_to_zone(track.position, bet) > reach))
+        if not on_cards:
+            hand.on_cards_since = None
+            return
+        if hand.on_cards_since is not None:
+            hand.on_cards_s += t - hand.on_cards_since
+        hand.on_cards_since = t
 
     def _leave(self, hand: HandInfo, *, t: float, zone: str | None = None) -> None:
         left = zone if zone is not None else hand.zone.committed
@@ -205,25 +230,25 @@ class HandDeriver:
         return False
 
     def emit_taps(self, *, landing: Callable[[int], bool], has_cards: Callable[[int], bool]) -> None:
-        """A player's hand that rested on its own hole cards and left with nothing of its seat changed (its zones
-        hold what they held when the hand came: a hand resting on its cards hides them for a moment). One tap per
-        visit: a hand seen as two tracks at once taps once. Not while chips of the seat's push are `landing` (the
-        push is published once they have all landed: the hand seen as another track pushed them), and not where the
-        seat `has_cards` none (a hand resting where its cards will be dealt, before the deal, checks nothing: from
-        video such a tap made a rabbit hunt of burnless_board_02's flop). A hand back over its rail for `lost_s` has
-        left too, though a box is still seen there (from video the gated detector's last box of a hand leaving by the
-        frame's edge stayed a second: the taps came 1.7-1.9 s late, fresh1080 set)."""
+        """A player's hand that rested on its own hole cards (`tap_min_s`, `tap_reach_mm`) and left with nothing of its
+        seat changed (its zones hold what they held when the hand came: a hand resting on its cards hides them for a
+        moment). One tap per visit: a hand seen as two tracks at once taps once. Not while chips of the seat's push are
+        `landing` (the push is published once they have all landed: the hand seen as another track pushed them), and not
+        where the seat `has_cards` none (a hand resting where its cards will be dealt, before the deal, checks nothing:
+        from video such a tap made a rabbit hunt of burnless_board_02's flop). A hand back over its rail for `lost_s`
+        has left too, though a box is still seen there (from video the gated detector's last box of a hand leaving by
+        the frame's edge stayed a second: the taps came 1.7-1.9 s late, fresh1080 set)."""
         back = [hand for hand in self._hands.values() if hand.back_at_rail_since is not None
                 and self.out.t - hand.back_at_rail_since >= self.config.lost_s]
         for hand in [hand for _, hand in self.ended] + back:
             seat = hand.seat
-            if seat is None or hand.visits.get(f"hole_{seat}", 0.0) < self.config.tap_min_s or not has_cards(seat):
+            if seat is None or hand.on_cards_s < self.config.tap_min_s or not has_cards(seat):
                 continue
             if f"bet_{seat}" in hand.visits or landing(seat):  # the hand went on to push (or pull) chips
                 continue
             if self._tapped.get(seat, -1.0) >= hand.first_t:
                 continue
-            if self.out.unchanged_since(seat, hand.first_t):
+            if self.out.unchanged_since(seat, hand.first_t) and not self.out.laid_on_cards(seat, hand.first_t):
                 self.out.emit(Tap, seat=seat, count=2, confidence=round(self.out.doubt_since(seat, hand.first_t), 3))
                 self._tapped[seat] = self.out.t
 
