@@ -214,14 +214,15 @@ class Emitter:
         return min((confidence for when, confidence in self._set_aside.get(seat, ()) if when >= t), default=1.0)
 
     def laid_on_cards(self, seat: int, t: float) -> bool:
-        """Whether the seat's hole zone is read holding more chips than it held at `t`, however unsure: a chip was laid
-        on the cards (a card protector), by the hand there since. From video a hand took a chip from its stack and laid
-        it on its cards in 1.1 s, both readings unsure (0.11, 0.22; clean_hand_02's seat 4): that was no check."""
+        """Whether the seat's hole zone, never read holding chips before `t`, is read holding some now, however
+        unsure: a chip was laid on the cards (a card protector) by the hand there since. From video a hand took a
+        chip from its stack and laid it on its cards in 1.1 s, both readings unsure (0.11, 0.22; clean_hand_02's seat
+        4): that was no check. A protector read before is only read again (pocket_chips_02's stack of 25s on seat 5's
+        cards, read 4, 5, none and 5 chips as hands pass)."""
         readings = self._on_cards.get(seat, [])
-        if not readings or readings[-1][0] < t:
+        if not readings or readings[-1][0] < t or readings[-1][1] == 0:
             return False
-        before = [count for when, count in readings if when < t]
-        return readings[-1][1] > (before[-1] if before else 0)
+        return all(count == 0 for when, count in readings if when < t)
 
     def unchanged_since(self, seat: int, t: float) -> bool:
         """Whether nothing of `seat` moved since `t`: no card dealt to it, no push, nothing over the rail, and each
