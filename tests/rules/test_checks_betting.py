@@ -247,14 +247,17 @@ def test_allin_below_big_blind_tda_keeps_the_general_rules() -> None:
     assert raised(alerts) == [("A3", 1)]
 
 
-def test_blinds_posted_before_the_button_is_seen_are_no_under_call() -> None:
+@pytest.mark.parametrize("button_after", [2, 1], ids=["after_the_big_blind", "after_the_small_blind"])
+def test_blinds_posted_before_the_button_is_seen_are_no_under_call(button_after: int) -> None:
     # From a tilted 4K camera the button was first seen 8.5 s into the hand (pocket_chips_01): the small blind,
     # ruled as if facing the big blind, was an under-call under tda2024. Before the deal a push of a blind or less
-    # is a blind, whoever posts it.
+    # is a blind, whoever posts it. From the same camera the button (boxed as a stack of 25s until then) was first
+    # seen 0.03 s after the small blind landed, before that push was ruled (string_bet_02): an A11 under club_004.
     stream = Stream(stacks=dict.fromkeys((1, 2, 3, 4), 10_000))
     checker = TableChecker(table_id="t1", rulebook=load_rulebook("tda2024"))
-    alerts = run(checker, [*stream.level(100, 200), *stream.seat_stacks(), *stream.shuffle()], stream.push(2, 100),
-                 stream.push(3, 200), stream.button(1), stream.deal([2, 3, 4, 1]), stream.push(4, 200),
-                 stream.push(1, 200), stream.push(2, 100))
+    blinds = [stream.push(2, 100), stream.push(3, 200)]
+    blinds.insert(button_after, stream.button(1))
+    alerts = run(checker, [*stream.level(100, 200), *stream.seat_stacks(), *stream.shuffle()], *blinds,
+                 stream.deal([2, 3, 4, 1]), stream.push(4, 200), stream.push(1, 200), stream.push(2, 100))
     assert rules_of(alerts, RuleId.UNDER_CALL) == [] and rules_of(alerts, RuleId.MIN_OPENING_BET) == []
     assert raised(alerts) == []

@@ -326,10 +326,14 @@ class HandState:
         return []
 
     def _on_button(self, event: EventBase) -> list[HandAction]:
+        """The button seen (again): a push still pending from before it was first seen is ruled as it came, the
+        button unknown (from a tilted 4K camera the button, boxed as a stack of 25s, was first seen 0.03 s after the
+        small blind's push landed, and the blind, ruled against the big blind, was an under-call: string_bet_02)."""
         assert isinstance(event, ButtonMoved)
+        done = self._finish_pending() if self.button is None else []
         self.button = event.seat
         self._seat(event.seat)
-        return []
+        return done
 
     def _on_shuffle(self, event: EventBase) -> list[HandAction]:
         del event
