@@ -180,7 +180,8 @@ class Emitter:
     card protector): each has a history of its own, or a chips reading would read as a change of its cards."""
     _set_aside: dict[int, list[tuple[float, float]]] = field(default_factory=dict)  # per seat: (t, confidence)
     _on_cards: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
-    """Per seat: the chips its hole zone was read to hold (at any sureness), and when (`laid_on_cards`)."""
+    """Per seat: the chips its hole zone was read to hold (at any sureness), and when: its last `_ASIDE_KEPT`
+    readings (`laid_on_cards`)."""
 
     def emit(self, kind: type[EventBase], **fields: Any) -> EventBase:
         event = kind(table_id=self.table_id, camera_id=self.camera_id, seq=0, t=self.t, frame=self.frame, **fields)

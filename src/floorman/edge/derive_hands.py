@@ -54,7 +54,7 @@ class HandInfo:
     back_at_rail_since: float | None = None  # since when it has been back in the rail-edge band from the table
     on_table: bool = False
     at_stub_since: float | None = None  # since when it has been within stub_reach_mm of the deck zone
-    on_cards_s: float = 0.0  # seconds its seat's hole zone has been within tap_reach_mm of it, frame to frame
+    on_cards_s: float = 0.0  # seconds it has rested on its seat's cards, frame to frame (`HandDeriver._time_on_cards`)
     on_cards_since: float | None = None  # the last frame it was there (None: it was not, that frame)
     over_rail: bool = True  # its seat is known: it was first seen at (or beyond) the rail, or the state builder said;
     # a track first seen out on the table (a hand lost and found again) has only a guess: the nearest seat's
