@@ -848,6 +848,21 @@ def test_a_hand_that_lays_a_protector_on_its_cards_did_not_tap(deriver: EventDer
     assert [e["seat"] for e in of(events, "tap")] == taps
 
 
+def test_a_box_laid_over_two_stacks_is_no_chips_come(deriver: EventDeriver) -> None:
+    """From a tilted 4K camera a box without a vision id spanning seat 3's two 100s in its bet zone, read as seven
+    chips at 0.13, was taken for chips come with no hand near (a stack where none lay) and made a push of 1150
+    (string_bet_02). No stack's box holds the middles of two others: it is one box over both."""
+    left = replace(chips("bet_1", [100], track=1, dx=-20), box=(100.0, 100.0, 120.0, 120.0))
+    right = replace(chips("bet_1", [100], track=2, dx=20), box=(130.0, 100.0, 150.0, 120.0))
+    scene = Scene(chips={1: left, 2: right})
+    events = run(deriver, scene.frames(10))
+    assert [e["value"] for e in of(events, "zone_chips")] == [200]
+    merged = chips("bet_1", [1000] * 7, track=3, count_confidence=0.13)
+    scene.chips[3] = replace(merged, box=(98.0, 98.0, 152.0, 122.0))
+    events = run(deriver, scene.frames(20))
+    assert of(events, "zone_chips") == [] and of(events, "chips_pushed") == []
+
+
 @pytest.mark.parametrize(("pot_sure", "pushes"), [(0.3, []), (1.0, [(1, 300, "pot")])])
 def test_a_gather_read_a_chip_long_unsure_is_no_splash(deriver: EventDeriver, pot_sure: float,
                                                        pushes: list[tuple[int, int, str]]) -> None:
