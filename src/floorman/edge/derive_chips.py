@@ -53,6 +53,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
+
 from floorman.core.chips import ChipCount
 from floorman.core.events import ChipsPushed, HandZone, RailCrossing, ZoneChips
 from floorman.core.layout import TableLayout, ZoneKind
@@ -60,6 +62,7 @@ from floorman.core.table_state import PointMm, SeenChips, TableState
 from floorman.edge.derive import DeriveConfig, Emitter, zone_seat
 from floorman.edge.derive_hands import HandDeriver, ZoneDeriver, distance_to_zone
 from floorman.edge.derive_track import Settle, Track
+from floorman.vision.detector import box_iou
 
 ChipContent = tuple[tuple[int, int], ...]  # (denomination, count), highest first
 _KINDS = (ZoneKind.STACK, ZoneKind.HOLE, ZoneKind.BET, ZoneKind.POT)
@@ -613,23 +616,19 @@ def _over_others(tracks: list[Track]) -> set[int]:
     side by side (no stack's box can hold two others', they do not stand in one another). From a tilted 4K camera a
     box without a vision id spanning a bet's two 100s, read as seven chips (0.13 sure), was taken for chips come
     with no hand near (a stack where none lay): a false push of 1150 (string_bet_02)."""
-    boxes = [(track.id, track.seen.box) for track in tracks if isinstance(track.seen, SeenChips)]
-
-    def holds(box: tuple[float, float, float, float], other: tuple[float, float, float, float]) -> bool:
-        x, y = (other[0] + other[2]) / 2.0, (other[1] + other[3]) / 2.0
-        return box[0] < x < box[2] and box[1] < y < box[3] and _iou(box, other) < _SAME_BOX_IOU
-
-    return {ident for i, (ident, box) in enumerate(boxes)
-            if sum(holds(box, other) for j, (_, other) in enumerate(boxes) if j != i) >= 2}
-
-
-def _iou(first: tuple[float, float, float, float], second: tuple[float, float, float, float]) -> float:
-    width = min(first[2], second[2]) - max(first[0], second[0])
-    height = min(first[3], second[3]) - max(first[1], second[1])
-    inter = max(width, 0.0) * max(height, 0.0)
-    union = ((first[2] - first[0]) * (first[3] - first[1]) + (second[2] - second[0]) * (second[3] - second[1])
-             - inter)
-    return inter / union if union > 0 else 1.0
+    seen = [(track.id, track.seen.box) for track in tracks if isinstance(track.seen, SeenChips)]
+    if len(seen) < 3:
+        return set()
+    boxes = np.array([box for _, box in seen], dtype=np.float32)
+    middles = (boxes[:, :2] + boxes[:, 2:]) / 2.0
+    merged: set[int] = set()
+    for (ident, _), box in zip(seen, boxes, strict=True):
+        iou, _ = box_iou(box, boxes)  # itself (IoU 1) and a stack boxed twice are no other stacks
+        held = ((box[0] < middles[:, 0]) & (middles[:, 0] < box[2]) & (box[1] < middles[:, 1])
+                & (middles[:, 1] < box[3]) & (iou < _SAME_BOX_IOU))
+        if int(held.sum()) >= 2:
+            merged.add(ident)
+    return merged
 
 
 def _same_places(now: list[_StackRead], then: list[_StackRead] | None, *, mm: float) -> bool:
