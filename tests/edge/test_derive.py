@@ -881,6 +881,36 @@ def test_a_gather_read_a_chip_long_unsure_is_no_splash(deriver: EventDeriver, po
     assert [(p["seat"], p["value"], p["landed_zone"]) for p in of(events, "chips_pushed")] == pushes
 
 
+@pytest.mark.parametrize("stray_sure", [0.14, None])
+def test_a_gather_that_leaves_an_unsure_stray_reading_in_the_bet_zone_explains_the_pot(
+        deriver: EventDeriver, stray_sure: float | None) -> None:
+    # Seat 1's stack is read two chips short, unsure (a pick-up at 0.3); the dealer gathers seat 4's two 100s and
+    # the pot is read 200 at 0.5. From a tilted 4K camera (string_bet_02) a corner of the seat's hole card stayed
+    # boxed in the bet zone as eleven 5000s at 0.14: the bet zone did not shrink, so no gather explained the pot's
+    # 200, a splash by seat 1 at 0.47, and the hand's string bet went unflagged. Without the stray reading (None),
+    # the gather is a shrink as ever.
+    scene, events = picked_up(deriver, value=100, left=3, sure=0.3)
+    del scene.hands[51]
+    scene.chips[2] = chips("bet_4", [100], track=2, dx=-15.0)
+    scene.chips[4] = chips("bet_4", [100], track=4, dx=15.0)
+    events += run(deriver, scene.frames(12))
+    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
+    events += run(deriver, scene.frames(2))
+    scene.hands[60] = hand(centre("bet_4", 0, -10), "bet_4", track=60)
+    events += run(deriver, scene.frames(6))
+    del scene.chips[2], scene.chips[4]
+    if stray_sure is not None:
+        scene.chips[5] = chips("bet_4", [5000] * 11, track=5, dx=30.0, count_confidence=stray_sure,
+                               values_confidence=0.28)
+    scene.hands[60] = hand(centre("pot", 0, -10), "pot", track=60)
+    events += run(deriver, scene.frames(8))
+    scene.chips[3] = chips("pot", [100, 100], track=3, count_confidence=0.5)
+    events += run(deriver, scene.frames(12))
+    del scene.hands[60]
+    events += run(deriver, scene.frames(20))
+    assert of(events, "chips_pushed") == []
+
+
 def test_chips_a_players_hand_lays_in_the_pot_with_no_pick_up_seen_are_its_seats(deriver: EventDeriver) -> None:
     # Seat 1's hand comes over its rail and lays a 500 in the pot; its stack's shrink was never read (hidden, or
     # read the same). The splash is seat 1's, as sure as the pot's reading (splash_01 from a tilted 4K camera: the

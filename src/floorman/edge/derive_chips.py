@@ -352,6 +352,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         # How sure the chips that came are: the stacks of their values (another stack of the zone read again
         # differently, unsure, under a neighbour that hides it, says nothing of them)
         grown, delta = _difference(new, old), _value(new) - _value(old)
+        if zone.startswith("bet_") and not first and delta >= 0:
+            self._gathered_unseen(zone)
         laid = self._laid_beside(zone) if zone == "pot" and not first else ()
         if laid and _value(laid) > delta:  # a pot never shrinks in play: chips laid, others read again unsure
             grown, delta = laid, _value(laid)
@@ -388,6 +390,23 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         cover = self._cover.get(zone)
         covered = cover is not None and bool(cover.committed)
         self._emit_zone(zone, new, visible=change.visible if covered else 1.0)
+
+    def _gathered_unseen(self, zone: str) -> None:
+        """A bet zone that did not shrink but whose surely read stacks are gone, each read nowhere near where it lay
+        as the same chips, and where only unsure readings came, was gathered: the chips that had lain there explain
+        the pot's next growth (as a shrink's do), whatever unsure reading came in their place (the trips go on: an
+        unsure reading resets none). From a tilted 4K camera (string_bet_02) the dealer's gather of seat 3's two
+        100s left a corner of its hole card boxed as eleven 5000s at 0.14 in the bet zone: the pot's 200 went
+        unexplained, a splash by seat 3 at 0.47, and every betting ruling of the hand after it was left unsaid."""
+        then = self._committed_reads.get(zone) or []
+        now = self._reads.get(zone, [])
+        kept_then, kept_now = _unchanged(then, now, mm=self.config.same_stack_mm)
+        gone = [r for i, r in enumerate(then) if i not in kept_then and r.sure >= self.config.tap_sure]
+        came = [r for j, r in enumerate(now) if j not in kept_now]
+        if gone and all(r.sure < self.config.tap_sure for r in came):
+            value = sum(sum(r.chips) for r in gone)
+            self._gathered.append((self.out.t, value))
+            self._returns.append((self.out.t, value))
 
     def _changed_stacks(self, zone: str) -> list[_StackRead] | None:
         """A zone's stacks that changed, as committed and as read now (None with no stack known before). A stack
