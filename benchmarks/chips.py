@@ -2,7 +2,7 @@
 detector's boxes.
 
     .venv/bin/python benchmarks/chips.py [--frames 60] [--seed 93001] [--size 1280x720|mixed] [--model M]
-                                         [--no-detector] [--no-refine] [--flat-prior] [--per-box]
+                                         [--no-detector] [--no-refine] [--no-extend] [--flat-prior] [--per-box]
                                          [--chipset CHIPSET.yaml] [--repeat] [--scene random|seats]
 
 Each frame is a random training-style scene (`datasets.random_sample`, camera effects on) drawn from
@@ -39,7 +39,9 @@ Truth boxes come from the instance mask, so the recogniser is told their sides a
 image, `chips_box`).
 With the detector, chips are matched to truth boxes at IoU >= 0.5 and recall is printed too, and the time of one
 stack read on its boxes (each box read again alone, after the frame). Counts come from the stack's silhouette
-fitted to the image's edges near the box (`chips_refine`); --no-refine gives the boxes' counts alone. Where the
+fitted to the image's edges near the box (`chips_refine`); --no-refine gives the boxes' counts alone; a detector's
+box that stops short of its stack's base is run on where the side goes on past it and the count is surer for it
+(`chips_extend`, session 50), --no-extend reads the boxes as they are. Where the
 camera's height is assumed (`homography` and the detector's boxes), a frame's stacks are read together and tell it
 (`ChipRecogniser.read_frame`); --per-box reads each stack over all heights alike (session 6).
 --repeat: how repeatable the reads are (what the edge sees of a stack at rest from video, `score_repeatability`):
@@ -269,7 +271,7 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
                                     camera_height_mm=height)
         builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, box_sigma_px=BOX_SIGMA_PX,
                                        refine=not args.no_refine, log_prior=() if args.flat_prior else None,
-                                       height_from_frame=not args.per_box)
+                                       height_from_frame=not args.per_box, extend=not args.no_extend)
         state = builder.state_from(result.image, truth_detections(chips), frame_no=index, t=0.0)
         # The state may hold fewer stacks than truth boxes (`one_box_per_stack` keeps one of two boxes whose feet
         # are read within half a diameter: touching stacks of `--scene seats`, which made this zip fail until
@@ -300,13 +302,15 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
         return group
     builder = TableStateBuilder(detector, scene.layout, calibration, chipset, None, None)
     builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, refine=not args.no_refine,
-                                   log_prior=() if args.flat_prior else None, height_from_frame=not args.per_box)
+                                   log_prior=() if args.flat_prior else None, height_from_frame=not args.per_box,
+                                   extend=not args.no_extend)
     detections = detector.detect(result.image)
     state = builder.state_from(result.image, detections, frame_no=index, t=0.0)
     measured = TableStateBuilder(detector, scene.layout, calibration, chipset, None, None,
                                  camera_height_mm=float(camera.eye[2]))
     measured.chips = ChipRecogniser(chipset, camera=measured.chips.camera, refine=not args.no_refine,
-                                    log_prior=() if args.flat_prior else None, height_from_frame=not args.per_box)
+                                    log_prior=() if args.flat_prior else None, height_from_frame=not args.per_box,
+                                   extend=not args.no_extend)
     score_detected(tally, "detector boxes, height:", chips, measured.state_from(result.image, detections,
                    frame_no=index, t=0.0), truth_zones, partly=partly, touching=touching, args=args)
     boxes = np.array([c.box for c in state.chips], dtype=np.float64).reshape(-1, 4)
@@ -447,6 +451,8 @@ def main() -> int:
                         "calibrate` learned from other frames); the frames are drawn with the shipped one")
     parser.add_argument("--no-refine", action="store_true",
                         help="counts from the boxes alone (no silhouette fitted to the image's edges)")
+    parser.add_argument("--no-extend", action="store_true",
+                        help="detector boxes read as they are, not run on past a stack's base (`chips_extend`)")
     parser.add_argument("--per-box", action="store_true",
                         help="read each stack alone (an assumed camera height not told by the frame's stacks)")
     parser.add_argument("--flat-prior", action="store_true",

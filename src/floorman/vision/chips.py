@@ -80,6 +80,7 @@ from floorman.vision.chips_colour import (
     two_means,
 )
 from floorman.vision.chips_discs import box_discs
+from floorman.vision.chips_extend import extended_box
 from floorman.vision.chips_geometry import (
     CAMERA_HEIGHTS_MM,
     Box,
@@ -273,7 +274,7 @@ class ChipRecogniser:
     def __init__(self, chipset: ChipSet, *, camera: TableCamera | None = None, max_count: int = 30,
                  box_sigma_px: float = DETECTOR_BOX_SIGMA_PX, refine: bool = True,
                  log_prior: Sequence[float] | None = None, height_from_frame: bool = True,
-                 offset_net: ChipOffsetNet | Literal["default"] | None = "default") -> None:
+                 offset_net: ChipOffsetNet | Literal["default"] | None = "default", extend: bool = True) -> None:
         if max_count < 1:
             raise ValueError(f"expected max_count >= 1, got {max_count}")
         if log_prior is None:
@@ -290,6 +291,7 @@ class ChipRecogniser:
         self.box_sigma_px = box_sigma_px
         self.refine = refine  # fit the stack's silhouette to the image's edges (`chips_refine`), not the box alone
         self.height_from_frame = height_from_frame  # an assumed camera's height told by the frame's stacks
+        self.extend = extend  # a detector's box that stops short of the stack's base run on (`chips_extend`)
         # the learned offset's evidence beside the geometry's (`chips_cnn`; the shipped net where present)
         self.offset_net = default_offset_net() if offset_net == "default" else offset_net
         # A camera height that was assumed, not measured: the count must hold for any plausible height.
@@ -392,12 +394,35 @@ class ChipRecogniser:
         """A box's count evidence per camera model: from the box, then (with `refine`) from the silhouette's edges
         near it and the seams of its side, and (with an `offset_net`) the learned top offset's."""
         found = self._geometric_evidence(image, box)
+        if self.extend and self.camera is not None and self.box_sigma_px >= DETECTOR_BOX_SIGMA_PX:
+            found = self._extended(image, found)
         if self.offset_net is None or self.camera is None or found.log_likelihood is None:
             return found
+        box = found.box
         learned = learned_log_likelihood(self.offset_net, image, box, self.camera, self.alternatives,
                                          diameter_mm=self.chipset.diameter_mm, thickness_mm=self.chipset.thickness_mm,
                                          max_count=self.max_count)
         return replace(found, log_likelihood=(found.log_likelihood + learned) / LEARNED_TEMPERATURE)
+
+    def _extended(self, image: Image, found: StackEvidence) -> StackEvidence:
+        """The evidence of the box run on past its base end where the stack's side goes on past it
+        (`chips_extend`), where that count is surer than the box's own (a side run on into a neighbour is not)."""
+        if self.camera is None or found.solution is None or found.log_likelihood is None:
+            return found
+        fit = found.solution.fit(found.solution.log_likelihood(self.box_sigma_px), log_prior=self.log_prior)
+        longer = extended_box(image, found.box, fit=fit, camera=self.camera, chipset=self.chipset,
+                              max_count=self.max_count)
+        if longer == found.box:
+            return found
+        other = self._geometric_evidence(image, longer)
+        if other.log_likelihood is None or self._sureness(other.log_likelihood) <= self._sureness(found.log_likelihood):
+            return found
+        logger.debug("chip box %s run on to %s: its side goes on past its base end", found.box, longer)
+        return other
+
+    def _sureness(self, log_likelihood: FloatArray) -> float:
+        """The likeliest count's posterior, the camera models weighed equally."""
+        return float(count_posterior(marginalise(log_likelihood), self.log_prior).max())
 
     def _geometric_evidence(self, image: Image, box: Box) -> StackEvidence:
         if not (box[2] > box[0] and box[3] > box[1]):

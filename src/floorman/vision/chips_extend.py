@@ -1,0 +1,125 @@
+"""A tall stack's box that stops short of its base, run on to where its side meets the felt.
+
+Seen from the side, a tall stack shows a long side between its top disc and its base, and the detector boxes it
+short at times (its training windows held few such sides): from a tilted 4K camera a dark stack's side on a dark
+felt, or a side under a touching neighbour, is left out of the box and the box reads a few chips where there are
+16 (`benchmarks/chips.py --scene seats --size 3840x2160`, seeds 49006 and 50101: 26 and 14 of the 53 and 107
+touching stacks fully in sight boxed 5 px or more short; the box's top end, round the top disc, is sound).
+`extended_box` holds the top disc where the box's fit puts it and looks at the slab of image each further chip
+would add at the base's end (the side's near end, towards the point under the camera): a slab holding felt (the
+felt's colour round the box, or its shadow) on at least `HIGH_SHARE` of its samples ends the stack. Where the
+`RUN` chips past the box's own count are chips (felt on less than `LOW_SHARE` of each slab), the box is run on
+to the stack whose last chip is the one before the first felt slab (the slabs tell the end to about a chip; the
+silhouette's edges then find it to a fraction). The reading on it replaces the box's only where its count is
+surer (`ChipRecogniser.evidence`): a side running on into a neighbour along the lean reads less sure than the
+box did.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from floorman.core.chips import ChipSet
+from floorman.core.geometry import FloatArray
+from floorman.vision.chips_box import felt_colour
+from floorman.vision.chips_geometry import Box, StackFit, TableCamera
+from floorman.vision.detector import Image
+
+LOW_SHARE = 0.6  # a slab with felt on less of it than this is the stack's side going on ...
+HIGH_SHARE = 0.7  # ... and one with felt on this much of it lies past the stack's base
+RUN = 2  # slabs past the box's count that must be side before the box is run on
+MIN_PX_PER_CHIP = 2.0  # a chip's slab at least this deep (px): thinner ones tell felt from side by a pixel's blur
+_FELT_TOLERANCE = 0.12  # a colour this close to the felt's (relative) is felt, as in `chips_refine`
+_NOISE = 10.0
+_SHADOW_RATIOS = (0.3, 1.0 - _FELT_TOLERANCE)  # darkened felt: a shadow, felt too
+_ALONG = 4  # samples across a slab's depth ...
+_ACROSS = 15  # ... and across the stack's width
+_RIM = 24  # points round the base's rim
+
+
+def extended_box(image: Image, box: Box, *, fit: StackFit, camera: TableCamera, chipset: ChipSet,
+                 max_count: int) -> Box:
+    """`box` run on past its base end where the stack's side goes on past it (`fit`: the box's own fit on
+    `camera`), or `box` itself."""
+    if fit.count + RUN >= max_count or fit.px_per_chip < MIN_PX_PER_CHIP:
+        return box
+    felt = felt_colour(image, box)
+    if felt is None:
+        return box
+    thickness = chipset.thickness_mm
+    top = camera.project(np.array([[*fit.base_mm, fit.count * thickness]]))[0]
+    counts = np.arange(fit.count + 1, fit.count + RUN + 1)
+    if not np.all(felt_shares(image, camera, top, counts=counts, chipset=chipset, felt=felt) < LOW_SHARE):
+        return box
+    counts = np.arange(fit.count + RUN + 1, max_count + 1)
+    shares = felt_shares(image, camera, top, counts=counts, chipset=chipset, felt=felt)
+    past = (shares >= HIGH_SHARE) & np.append(shares[1:] >= HIGH_SHARE, True)  # two felt slabs, or the last
+    if not past.any():
+        return box
+    count = int(counts[int(np.argmax(past))]) - 1
+    base_mm = camera.to_plane(top[None], z=count * thickness)[0]
+    rims = _rims(camera, base_mm[None], heights=np.array([0.0, count * thickness]), radius=chipset.diameter_mm / 2.0)
+    height, width = image.shape[:2]
+    x1, y1 = min(box[0], float(rims[..., 0].min())), min(box[1], float(rims[..., 1].min()))
+    x2, y2 = max(box[2], float(rims[..., 0].max()) + 1.0), max(box[3], float(rims[..., 1].max()) + 1.0)
+    return (max(0.0, x1), max(0.0, y1), min(float(width), x2), min(float(height), y2))
+
+
+def felt_shares(image: Image, camera: TableCamera, top_px: FloatArray, *, counts: npt.NDArray[np.int64],
+                chipset: ChipSet, felt: FloatArray) -> FloatArray:
+    """(len(counts),) per count k, the share of felt in the slab the k-th chip adds at the base's end of a stack
+    whose top disc's centre lies at `top_px`: between the base's near end for k - 1 chips and for k (across the
+    middle of the stack's width)."""
+    thickness = chipset.thickness_mm
+    ks = np.concatenate([[counts[0] - 1], counts]).astype(np.float64)
+    bases = _bases(camera, top_px, heights=ks * thickness)  # (K + 1, 2) mm
+    centres = camera.project(np.column_stack([bases, np.zeros(len(bases))]))
+    axis = top_px[None, :] - centres
+    axis /= np.maximum(np.linalg.norm(axis, axis=1, keepdims=True), 1e-9)
+    across = np.column_stack([-axis[:, 1], axis[:, 0]])
+    rims = _rims(camera, bases, heights=np.zeros(1), radius=chipset.diameter_mm / 2.0)[:, 0]  # (K + 1, R, 2)
+    offsets = rims - centres[:, None, :]
+    reach = np.einsum("krc,kc->kr", offsets, axis).min(axis=1)
+    ends = centres + reach[:, None] * axis  # the base's near end on the axis
+    widths = np.ptp(np.einsum("krc,kc->kr", offsets, across), axis=1)
+    starts, stops = ends[:-1], ends[1:]
+    depth = np.linspace(0.0, 1.0, _ALONG)
+    side = np.linspace(-0.5, 0.5, _ACROSS)
+    points = (starts[:, None, None, :] + (stops - starts)[:, None, None, :] * depth[None, :, None, None]
+              + (across[1:] * widths[1:, None])[:, None, None, :] * side[None, None, :, None])
+    grid = points.reshape(len(counts), -1, 2).astype(np.float32)
+    sampled = cv2.remap(image, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    colours = np.asarray(sampled, dtype=np.float64).reshape(len(counts), -1, 3)
+    norm = float(np.linalg.norm(felt))
+    is_felt = np.linalg.norm(colours - felt, axis=2) <= _FELT_TOLERANCE * norm + _NOISE
+    ratio = (colours @ felt) / max(float(felt @ felt), 1e-9)
+    off = np.linalg.norm(colours - ratio[..., None] * felt, axis=2)
+    shadow = ((_SHADOW_RATIOS[0] < ratio) & (ratio < _SHADOW_RATIOS[1])
+              & (off <= _FELT_TOLERANCE * ratio * norm + _NOISE))
+    result: FloatArray = (is_felt | shadow).mean(axis=1)
+    return result
+
+
+def _bases(camera: TableCamera, top_px: FloatArray, *, heights: FloatArray) -> FloatArray:
+    """(K, 2) the base (mm, on the felt) under a top disc seen at `top_px` at each of `heights` (mm)."""
+    p = camera.projection
+    u, v = float(top_px[0]), float(top_px[1])
+    # u * (p2 . X) = p0 . X and v * (p2 . X) = p1 . X, X = (x, y, z, 1): two equations in x, y per height
+    rows = np.array([p[0] - u * p[2], p[1] - v * p[2]])
+    a = rows[:, :2]
+    b = -(rows[:, 2][None, :] * heights[:, None] + rows[:, 3][None, :])
+    result: FloatArray = np.linalg.solve(a[None].repeat(len(heights), axis=0), b[..., None])[..., 0]
+    return result
+
+
+def _rims(camera: TableCamera, centres: FloatArray, *, heights: FloatArray, radius: float) -> FloatArray:
+    """(N, H, R, 2) pixels round discs of `radius` centred at `centres` (N, 2 mm) at each of `heights`."""
+    angles = np.linspace(0.0, 2.0 * np.pi, _RIM, endpoint=False)
+    ring = np.column_stack([np.cos(angles), np.sin(angles)]) * radius
+    points = np.zeros((len(centres), len(heights), _RIM, 3))
+    points[..., :2] = centres[:, None, None, :] + ring[None, None]
+    points[..., 2] = heights[None, :, None]
+    result: FloatArray = camera.project(points.reshape(-1, 3)).reshape(len(centres), len(heights), _RIM, 2)
+    return result

@@ -1,0 +1,74 @@
+"""A stack's box that stops short of its base, run on to where its side meets the felt (`chips_extend`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from floorman.core.geometry import FloatArray
+from floorman.vision.chips import ChipRecogniser
+from floorman.vision.chips_extend import extended_box, felt_shares
+from floorman.vision.chips_geometry import Box, TableCamera, fit_stack
+from tests.vision.test_chips import CHIPSET, Rendered, exact_table_camera, render_chips, tilted_camera
+
+STACKS: list[tuple[int, ...]] = [(100,) * 20, (1000,) * 18, (25,) * 12, (5000,) * 3]
+
+
+@pytest.fixture(scope="module")
+def rendered() -> Rendered:
+    """Tall stacks seen from a camera low enough that their sides run 45-75 px below their tops."""
+    return render_chips(STACKS, camera=tilted_camera(size=(1920, 1080), tilt_deg=40.0, hfov=40.0), seed=5001)
+
+
+def short_box(model: TableCamera, truth: Box, position_mm: tuple[float, float], count: int) -> Box:
+    """The stack's box with its base end cut by 60 % of its side's length, as the detector boxes a tall stack's
+    dark side at times."""
+    base = model.project(np.array([[*position_mm, 0.0]]))[0]
+    top = model.project(np.array([[*position_mm, count * CHIPSET.thickness_mm]]))[0]
+    along = top - base
+    k = int(np.argmax(np.abs(along)))
+    cut = list(truth)
+    if along[k] > 0:
+        cut[k] += 0.6 * abs(float(along[k]))
+    else:
+        cut[k + 2] -= 0.6 * abs(float(along[k]))
+    return (cut[0], cut[1], cut[2], cut[3])
+
+
+@pytest.mark.parametrize("count", [20, 18, 12])
+def test_a_tall_stacks_box_cut_short_of_its_base_is_read_whole(rendered: Rendered, count: int) -> None:
+    model = exact_table_camera(rendered.camera)
+    truth = next(o for o in rendered.chips if o.chips is not None and len(o.chips) == count)
+    box = short_box(model, truth.box, truth.position_mm, count)
+    assert ChipRecogniser(CHIPSET, camera=model, extend=False).read(rendered.image, box).count < count - 4
+    assert ChipRecogniser(CHIPSET, camera=model).read(rendered.image, box).count == count
+    fit = fit_stack(model, box, diameter_mm=CHIPSET.diameter_mm, thickness_mm=CHIPSET.thickness_mm)
+    longer = extended_box(rendered.image, box, fit=fit, camera=model, chipset=CHIPSET, max_count=30)
+    np.testing.assert_allclose(longer, truth.box, atol=6.0)  # to about a chip's side (3.7 px here)
+
+
+def test_a_whole_stacks_box_is_left_as_it_is(rendered: Rendered) -> None:
+    model = exact_table_camera(rendered.camera)
+    for truth in rendered.chips:
+        fit = fit_stack(model, truth.box, diameter_mm=CHIPSET.diameter_mm, thickness_mm=CHIPSET.thickness_mm)
+        assert extended_box(rendered.image, truth.box, fit=fit, camera=model, chipset=CHIPSET,
+                            max_count=30) == truth.box
+
+
+def test_past_a_stacks_base_the_slabs_are_felt(rendered: Rendered) -> None:
+    model = exact_table_camera(rendered.camera)
+    truth = next(o for o in rendered.chips if o.chips is not None and len(o.chips) == 20)
+    top: FloatArray = model.project(np.array([[*truth.position_mm, 20 * CHIPSET.thickness_mm]]))[0]
+    felt = np.median(rendered.image[:40, :40].reshape(-1, 3).astype(np.float64), axis=0)
+    shares = felt_shares(rendered.image, model, top, counts=np.arange(2, 31), chipset=CHIPSET, felt=felt)
+    assert np.all(shares[:17] < 0.6)  # chips 2-18: the side
+    assert np.all(shares[20:] > 0.7)  # chips 22-30: felt past the base
+
+
+def test_a_box_on_blank_felt_is_left_as_it_is() -> None:
+    camera = tilted_camera(size=(1920, 1080), tilt_deg=40.0, hfov=40.0)
+    model = exact_table_camera(camera)
+    image = np.full((1080, 1920, 3), (40, 110, 30), dtype=np.uint8)
+    box = (900.0, 500.0, 960.0, 560.0)
+    fit = fit_stack(model, box, diameter_mm=CHIPSET.diameter_mm, thickness_mm=CHIPSET.thickness_mm)
+    assert extended_box(image, box, fit=fit, camera=model, chipset=CHIPSET, max_count=30) == box
