@@ -135,15 +135,28 @@ def _edges(image: npt.NDArray[np.uint8], outline: _Outline, expected: FloatArray
 
 def _is_felt(colour: FloatArray, felt: FloatArray) -> bool:
     """Whether `colour` is the felt's (not its shadow, a neighbour or a hand)."""
-    return float(np.linalg.norm(colour - felt)) <= _FELT_TOLERANCE * float(np.linalg.norm(felt)) + _NOISE
+    return bool(felt_mask(colour[None], felt)[0])
 
 
 def _is_shadow(colour: FloatArray, felt: FloatArray) -> bool:
     """Whether `colour` is the felt's, darkened (a stack's cast shadow: its edge is not the stack's)."""
-    ratio = float(colour @ felt) / max(float(felt @ felt), 1e-9)
-    along = float(np.linalg.norm(colour - ratio * felt))
+    return bool(shadow_mask(colour[None], felt)[0])
+
+
+def felt_mask(colours: FloatArray, felt: FloatArray) -> npt.NDArray[np.bool_]:
+    """(...,) whether each of `colours` (..., 3) is the `felt`'s colour, give or take the camera's noise."""
+    result: npt.NDArray[np.bool_] = (np.linalg.norm(colours - felt, axis=-1)
+                                     <= _FELT_TOLERANCE * float(np.linalg.norm(felt)) + _NOISE)
+    return result
+
+
+def shadow_mask(colours: FloatArray, felt: FloatArray) -> npt.NDArray[np.bool_]:
+    """(...,) whether each of `colours` (..., 3) is the `felt`'s colour darkened (a cast shadow)."""
+    ratio = (colours @ felt) / max(float(felt @ felt), 1e-9)
+    along = np.linalg.norm(colours - ratio[..., None] * felt, axis=-1)
     close = along <= _FELT_TOLERANCE * ratio * float(np.linalg.norm(felt)) + _NOISE
-    return _SHADOW_RATIOS[0] < ratio < _SHADOW_RATIOS[1] and close
+    result: npt.NDArray[np.bool_] = (_SHADOW_RATIOS[0] < ratio) & (ratio < _SHADOW_RATIOS[1]) & close
+    return result
 
 
 def refine_silhouette(image: npt.NDArray[np.uint8], camera: TableCamera, fit: StackFit, *, radius_mm: float,
