@@ -3,7 +3,7 @@
 Seen from the side, a tall stack shows a long side between its top disc and its base, and the detector boxes it
 short at times (its training windows held few such sides): from a tilted 4K camera a dark stack's side on a dark
 felt, or a side under a touching neighbour, is left out of the box and the box reads a few chips where there are
-16 (`benchmarks/chips.py --scene seats --size 3840x2160`, seeds 49006 and 50101: 15 and 14 of the 53 and 107
+16 (`benchmarks/chips.py --scene seats --size 3840x2160`, seeds 49006 and 50101: 15 and 14 of the 53 and 108
 touching stacks fully in sight boxed short, one box on under 90 % of the stack, and 11 and 1 split into a box round
 the top disc and one round the side below it; the box's top end, round the top disc, is sound).
 `extended_box` holds the top disc where the box's fit puts it and looks at the slab of image each further chip
