@@ -27,6 +27,9 @@
   evidence per count and camera model is added to the geometry's, the sum tempered by LEARNED_TEMPERATURE (measured
   with `benchmarks/chips.py --size mixed --seed 8900`, camera height given: count exact 59.8 -> 70.0 % on detector
   boxes, 74.4 -> 78.9 % on truth boxes, counts given 0.8+ 93.3 -> 98.1 % and 92.3 -> 96.8 % exact).
+  A detector's box that stops short of a tall stack's base (its side left out of the box) is run on where the
+  side goes on past it and read again, that reading kept where its count is surer (`extend`, `chips_extend`; held-out
+  3840x2160 seats, seed 50104, camera height given: count exact 77.4 -> 79.4 %; mixed sizes unchanged).
 - Top chip (colour): the top disc is sampled on a polar grid in its own plane; its pixels fall into body and
   edge-spot colours, matched to the chip set under an estimated light (`chips_colour.match_top`), with the
   spot count from the rim's angular pattern as a further cue. An unsure match is tried again a pixel off the
@@ -392,7 +395,9 @@ class ChipRecogniser:
 
     def evidence(self, image: Image, box: Box) -> StackEvidence:
         """A box's count evidence per camera model: from the box, then (with `refine`) from the silhouette's edges
-        near it and the seams of its side, and (with an `offset_net`) the learned top offset's."""
+        near it and the seams of its side, from the box run on to the stack's base where it stops short of it and
+        that count is surer (with `extend`, a detector's box: `chips_extend`), and (with an `offset_net`) the
+        learned top offset's on the box read."""
         found = self._geometric_evidence(image, box)
         if self.extend and self.camera is not None and self.box_sigma_px >= DETECTOR_BOX_SIGMA_PX:
             found = self._extended(image, found)
