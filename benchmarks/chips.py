@@ -310,7 +310,7 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
                                  camera_height_mm=float(camera.eye[2]))
     measured.chips = ChipRecogniser(chipset, camera=measured.chips.camera, refine=not args.no_refine,
                                     log_prior=() if args.flat_prior else None, height_from_frame=not args.per_box,
-                                   extend=not args.no_extend)
+                                    extend=not args.no_extend)
     score_detected(tally, "detector boxes, height:", chips, measured.state_from(result.image, detections,
                    frame_no=index, t=0.0), truth_zones, partly=partly, touching=touching, args=args)
     boxes = np.array([c.box for c in state.chips], dtype=np.float64).reshape(-1, 4)
