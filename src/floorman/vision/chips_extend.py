@@ -19,6 +19,8 @@ px): on thinner ones the mixed sizes' seats lost boxes to neighbours for a gain 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import numpy.typing as npt
@@ -26,7 +28,7 @@ import numpy.typing as npt
 from floorman.core.chips import ChipSet
 from floorman.core.geometry import FloatArray
 from floorman.vision.chips_box import felt_colour
-from floorman.vision.chips_geometry import Box, StackFit, TableCamera
+from floorman.vision.chips_geometry import Box, StackFit, TableCamera, stack_outline
 from floorman.vision.chips_refine import felt_mask, shadow_mask
 from floorman.vision.detector import Image
 
@@ -60,10 +62,11 @@ def extended_box(image: Image, box: Box, *, fit: StackFit, camera: TableCamera, 
         return box
     count = int(counts[int(np.argmax(past))]) - 1
     base_mm = camera.to_plane(top[None], z=count * thickness)[0]
-    rims = _rims(camera, base_mm[None], heights=np.array([0.0, count * thickness]), radius=chipset.diameter_mm / 2.0)
+    stack = replace(fit, base_mm=(float(base_mm[0]), float(base_mm[1])), count=count)
+    outline = stack_outline(camera, stack, radius_mm=chipset.diameter_mm / 2.0, thickness_mm=thickness)
     height, width = image.shape[:2]
-    x1, y1 = min(box[0], float(rims[..., 0].min())), min(box[1], float(rims[..., 1].min()))
-    x2, y2 = max(box[2], float(rims[..., 0].max()) + 1.0), max(box[3], float(rims[..., 1].max()) + 1.0)
+    x1, y1 = min(box[0], float(outline[:, 0].min())), min(box[1], float(outline[:, 1].min()))
+    x2, y2 = max(box[2], float(outline[:, 0].max()) + 1.0), max(box[3], float(outline[:, 1].max()) + 1.0)
     return (max(0.0, x1), max(0.0, y1), min(float(width), x2), min(float(height), y2))
 
 
@@ -74,12 +77,12 @@ def felt_shares(image: Image, camera: TableCamera, top_px: FloatArray, *, counts
     middle of the stack's width)."""
     thickness = chipset.thickness_mm
     ks = np.concatenate([[counts[0] - 1], counts]).astype(np.float64)
-    bases = _bases(camera, top_px, heights=ks * thickness)  # (K + 1, 2) mm
+    bases = np.array([camera.to_plane(top_px[None], z=k * thickness)[0] for k in ks])  # (K + 1, 2) mm
     centres = camera.project(np.column_stack([bases, np.zeros(len(bases))]))
     axis = top_px[None, :] - centres
     axis /= np.maximum(np.linalg.norm(axis, axis=1, keepdims=True), 1e-9)
     across = np.column_stack([-axis[:, 1], axis[:, 0]])
-    rims = _rims(camera, bases, heights=np.zeros(1), radius=chipset.diameter_mm / 2.0)[:, 0]  # (K + 1, R, 2)
+    rims = _rims(camera, bases, radius=chipset.diameter_mm / 2.0)  # (K + 1, R, 2)
     offsets = rims - centres[:, None, :]
     reach = np.einsum("krc,kc->kr", offsets, axis).min(axis=1)
     ends = centres + reach[:, None] * axis  # the base's near end on the axis
@@ -96,24 +99,10 @@ def felt_shares(image: Image, camera: TableCamera, top_px: FloatArray, *, counts
     return result
 
 
-def _bases(camera: TableCamera, top_px: FloatArray, *, heights: FloatArray) -> FloatArray:
-    """(K, 2) the base (mm, on the felt) under a top disc seen at `top_px` at each of `heights` (mm)."""
-    p = camera.projection
-    u, v = float(top_px[0]), float(top_px[1])
-    # u * (p2 . X) = p0 . X and v * (p2 . X) = p1 . X, X = (x, y, z, 1): two equations in x, y per height
-    rows = np.array([p[0] - u * p[2], p[1] - v * p[2]])
-    a = rows[:, :2]
-    b = -(rows[:, 2][None, :] * heights[:, None] + rows[:, 3][None, :])
-    result: FloatArray = np.linalg.solve(a[None].repeat(len(heights), axis=0), b[..., None])[..., 0]
-    return result
-
-
-def _rims(camera: TableCamera, centres: FloatArray, *, heights: FloatArray, radius: float) -> FloatArray:
-    """(N, H, R, 2) pixels round discs of `radius` centred at `centres` (N, 2 mm) at each of `heights`."""
+def _rims(camera: TableCamera, centres: FloatArray, *, radius: float) -> FloatArray:
+    """(N, R, 2) pixels round discs of `radius` on the felt centred at `centres` (N, 2 mm)."""
     angles = np.linspace(0.0, 2.0 * np.pi, _RIM, endpoint=False)
-    ring = np.column_stack([np.cos(angles), np.sin(angles)]) * radius
-    points = np.zeros((len(centres), len(heights), _RIM, 3))
-    points[..., :2] = centres[:, None, None, :] + ring[None, None]
-    points[..., 2] = heights[None, :, None]
-    result: FloatArray = camera.project(points.reshape(-1, 3)).reshape(len(centres), len(heights), _RIM, 2)
+    points = np.zeros((len(centres), _RIM, 3))
+    points[..., :2] = centres[:, None, :] + np.column_stack([np.cos(angles), np.sin(angles)])[None] * radius
+    result: FloatArray = camera.project(points.reshape(-1, 3)).reshape(len(centres), _RIM, 2)
     return result
