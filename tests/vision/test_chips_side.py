@@ -133,6 +133,24 @@ def test_a_side_of_two_pixels_per_chip_is_read_and_never_sure_when_wrong(size: t
     assert sure_and_right >= sure
 
 
+def test_a_bet_of_one_denomination_with_one_side_sample_in_shadow_is_read_sure() -> None:
+    # Ten and seven red 100s at ~2.4 px per chip: one of a chip's five side samples, in the stack's shadow, is read
+    # black. Such bets had their values given 0.8 x 0.995 (the share of agreeing samples), under the 0.8 the rules
+    # accuse from: bet_sizing's under-raise, ten 100s from a tilted 4K camera, was taken for unsure.
+    camera = tilted_camera(size=(1000, 750))
+    stacks = [(100,) * 10, (500,) * 8, (1000,) * 9, (100,) * 7, (5000,) * 6]
+    rendered = render_chips(stacks, camera=camera, seed=1)
+    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX)
+    for o in rendered.chips:
+        reading = recogniser.read(rendered.image, o.box)
+        assert 2.2 <= reading.px_per_chip < 2.6
+        assert reading.denominations == o.chips
+        if o.chips[0] == 100:
+            assert reading.confidence >= 0.8
+        elif o.chips[0] == 5000:
+            assert reading.confidence <= 0.5  # white 25s with blue spots would show the same colours
+
+
 def test_a_mixed_stack_misread_at_two_pixels_per_chip_is_never_sure() -> None:
     # At ~2.2 px per chip the bottom chip of these stacks is taken for the others' value; with the chips' mean share
     # of agreeing samples three of them were given 0.86-0.92. A stack's values are as sure as its least agreed chip.
