@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from floorman.vision.chips import ChipReading, ChipRecogniser, StackEvidence
 from floorman.vision.chips_geometry import BOX_SIGMA_PX
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Image
-from floorman.vision.table_state import CardIdentity, TableStateBuilder
+from floorman.vision.table_state import CardIdentity, TableStateBuilder, one_box_per_stack
 from floorman.vision.tracking import TableTracker
 from tests.vision.test_chips import CHIPSET
 
@@ -111,6 +112,28 @@ def test_a_stack_boxed_twice_is_one_stack(rendered: tuple[np.ndarray, list[Objec
     assert len(state.chips) == 3 and {c.box for c in state.chips} == {
         tuple(float(v) for v in o.box) for o in objects if o.cls == DetectorClass.CHIP}
     assert state.zone_values() == {"stack_1": 2100, "bet_1": 2000}
+
+
+def test_a_box_round_a_tall_stacks_top_beside_one_round_the_whole_stack_is_one_stack() -> None:
+    # Tilted 4K out_of_turn_04: nineteen 100s boxed whole and round their top disc alone, the short box read as 29
+    # chips whose foot lies 31 mm nearer the camera (more than half a chip's diameter): two stacks, until their tops
+    # tell them one. A touching neighbour, its top a box's width off, stays.
+    boxes = [(2444.0, 589.0, 2497.0, 660.0), (2456.0, 587.0, 2498.0, 621.0), (2452.0, 656.0, 2503.0, 709.0)]
+    detections = Detections(xyxy=np.array(boxes, dtype=np.float32), confidence=np.array([0.66, 0.78, 0.73], np.float32),
+                            class_id=np.full(3, DetectorClass.CHIP.value, np.int64))
+    readings = {
+        0: ChipReading(denominations=(100,) * 19, confidence=0.89, count_confidence=0.99, base_mm=(548.0, 497.0),
+                       top_px=(2470.0, 601.0)),
+        1: ChipReading(denominations=(100,) * 29, confidence=0.2, count_confidence=0.67, base_mm=(537.0, 468.0),
+                       top_px=(2472.0, 603.0)),
+        2: ChipReading(denominations=(25,) * 9, confidence=0.35, count_confidence=0.43, base_mm=(552.0, 438.0),
+                       top_px=(2476.0, 668.0)),
+    }
+    kept, by_index = one_box_per_stack(detections, readings, apart_mm=0.5 * CHIPSET.diameter_mm)
+    assert len(kept) == 2 and sorted(len(r.denominations) for r in by_index.values()) == [9, 29]
+    # without their tops seen, feet 31 mm apart are two stacks (as before)
+    unseen = {i: replace(r, top_px=None) for i, r in readings.items()}
+    assert len(one_box_per_stack(detections, unseen, apart_mm=0.5 * CHIPSET.diameter_mm)[0]) == 3
 
 
 def test_without_calibration_chips_have_no_zone_or_count(rendered: tuple[np.ndarray, list[ObjectTruth],
