@@ -131,18 +131,19 @@ _MIN_SIDE_PX = 1.8  # below this many pixels per chip the side is not read (chip
 # as one of the pair, it is no surer than this (they were read sure and wrong both ways at 2-5 px per chip,
 # `tests/vision/test_chips_side.py`).
 _SWAPPED_AGREEMENT = 0.5
+# ...unless its rim's spot pattern tells the two apart (`chips_side.pattern_posterior` at least this): on dev seeds
+# 39001-39004, stacks counted right from 2.2 px per chip, values given >= 0.8 235 -> 319 of 630, wrong 5 -> 5.
+_SWAPPED_RIMS_SURE = 0.9
 # A chip's values are no surer than the share of its side samples that agree with it (its colour, or the top's spots
 # where it is of the top's value), but for one sample of another colour among all five, where they are no surer than
 # this: ten red 100s at 2.4 px per chip from a tilted 4K camera, one side sample in their shadow read black, had been
 # given 0.8 x 0.995 and their bet taken for unsure (bet_sizing's under-raise). Fresh seeds 51001 (3840x2160 seats, 60
-# frames), 51002 (1280x720 seats, 60), 51003 (mixed, 80), detector boxes, camera height given, stacks of more chips
-# counted right: values given >= 0.8 219 -> 273, 217 -> 270 exact (99.1 -> 98.9 %), values exact 766 of 887 either
-# way; whole stacks given >= 0.8 (count and values) 425 of 446 -> 453 of 475 exact (95.3 -> 95.4 %). Without the cap
-# on the share at all: 291 of 295, but values exact 764 (the leaning and upright readings are chosen by it).
+# frames), 51002 (1280x720 seats, 60), 51003 (mixed, 80), detector boxes, camera height given (`benchmarks/
+# chips_confidence.py --sample 51001,60,3840x2160,seats ...`), stacks of more chips counted right: values given >= 0.8
+# 219 -> 273, 217 -> 270 exact (99.1 -> 98.9 %), values exact 766 of 887 either way; whole stacks given >= 0.8 (count
+# and values) 425 of 446 -> 453 of 475 exact (95.3 -> 95.4 %). Without the cap on the share at all: 291 of 295, but
+# values exact 764 (the leaning and upright readings are chosen by it).
 _LONE_DISSENT = 0.9
-# ...unless its rim's spot pattern tells the two apart (`chips_side.pattern_posterior` at least this): on dev seeds
-# 39001-39004, stacks counted right from 2.2 px per chip, values given >= 0.8 235 -> 319 of 630, wrong 5 -> 5.
-_SWAPPED_RIMS_SURE = 0.9
 # How often the top chip's value is right, against the colour match's score (`ColourMatch.confidence`: the winner's
 # separation times its fit), read with a camera: the score is no probability (stacks whose top scored 0.3-0.4 were
 # right 98 % of the time, and the edge took their one-chip bets for unsure). Measured on the shipped detector's boxes

@@ -4,10 +4,10 @@ Per frame: the detector's boxes; each face-up card read by the card reader; each
 recogniser (denominations bottom to top, count from the stack's geometry); positions in table mm through the
 calibration (a stack's foot from its fitted cylinder, a card's centre, a hand's middle: its box's centre taken at
 a hand's height above the felt and moved a tenth of the way to the edge nearest the table centre) and the layout
-zone there; of two chip boxes on one stack (their feet under half a chip apart) only the detector's surer one
-(`one_box_per_stack`); no hand where a stack, card or button was seen clear of hands with the same pixels as now
-(`StillScene`); tracker ids from `TableTracker`; the button's seat (the nearest seat). Without a calibration (or
-layout) positions, zones and chip counts are left unknown.
+zone there; of two chip boxes on one stack (their feet under half a chip apart, or their top discs at one place)
+only one (`one_box_per_stack`); no hand where a stack, card or button was seen clear of hands with the same pixels
+as now (`StillScene`); tracker ids from `TableTracker`; the button's seat (the nearest seat). Without a calibration
+(or layout) positions, zones and chip counts are left unknown.
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ _ONE_STACK_SHARE = 0.5
 # narrower box's width: a box round a tall stack's top disc alone beside one round the whole stack puts its foot the
 # missing chips nearer the camera (31 mm: tilted 4K out_of_turn_04, a stack of nineteen 100s read again as 29 from
 # the short box, then seen twice: its reappearance beside itself a sure rail crossing, a false D2). The larger box is
-# kept where it is `_WHOLE_STACK_SIZE` times the other's size: the detector's surer one was the short box at
-# 1280x720 too (hidden_chips_covered_02: a stack of 19 read as 2-6, its covered share then unseen, D1 lost). Tops of
+# kept where it is `_WHOLE_STACK_SIZE` times the other's size: the detector is often surer of the short box (1280x720
+# hidden_chips_covered_02: a stack of 19 boxed again round its top, that box read 1-5 chips at 0.3-0.9). Tops of
 # stacks standing apart are a diameter apart. The still benchmarks hold no such pair (`benchmarks/chips.py --scene
 # seats --size 3840x2160 --seed 50101 / 50104 / 49006`, `--scene seats --size mixed --seed 50102`, `--size mixed
 # --seed 50103`: every figure unchanged).
@@ -305,10 +305,10 @@ def _same_top(detections: Detections, readings: dict[int, ChipReading]) -> set[i
     sizes = (xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1])
     kept: dict[int, tuple[float, float, float]] = {}  # box -> its top disc's centre (px), its width
     dropped: set[int] = set()
-    for i in sorted((i for i, r in readings.items() if r.top_px is not None),
-                    key=lambda i: -float(detections.confidence[i])):
-        top, width = readings[i].top_px, float(xyxy[i, 2] - xyxy[i, 0])
-        assert top is not None
+    tops = sorted(((i, r.top_px) for i, r in readings.items() if r.top_px is not None),
+                  key=lambda entry: -float(detections.confidence[entry[0]]))
+    for i, top in tops:
+        width = float(xyxy[i, 2] - xyxy[i, 0])
         other = next((k for k, (x, y, w) in kept.items()
                       if math.hypot(top[0] - x, top[1] - y) < _ONE_TOP_SHARE * min(width, w)), None)
         if other is None or sizes[i] > _WHOLE_STACK_SIZE * sizes[other]:
