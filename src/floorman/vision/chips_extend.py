@@ -77,7 +77,7 @@ def felt_shares(image: Image, camera: TableCamera, top_px: FloatArray, *, counts
     middle of the stack's width)."""
     thickness = chipset.thickness_mm
     ks = np.concatenate([[counts[0] - 1], counts]).astype(np.float64)
-    bases = np.array([camera.to_plane(top_px[None], z=k * thickness)[0] for k in ks])  # (K + 1, 2) mm
+    bases = camera.ray_points(top_px, ks * thickness)  # (K + 1, 2) mm: the bases under the top, per count
     centres = camera.project(np.column_stack([bases, np.zeros(len(bases))]))
     axis = top_px[None, :] - centres
     axis /= np.maximum(np.linalg.norm(axis, axis=1, keepdims=True), 1e-9)
