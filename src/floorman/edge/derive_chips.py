@@ -156,6 +156,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         self._committed_reads: dict[str, list[_StackRead]] = {}  # per zone: that of its published content
         self._suspect: set[int] = set()  # stack tracks whose chips changed wholesale under a hand
         self._touched: dict[int, float] = {}  # per stack track: when a hand was last within cover_mm of it
+        self._open_count: dict[int, int] = {}  # per stack track: its count last read at rest with no hand near it
         self._now = 0.0  # the frame being derived
 
     # -- queries used by the other derivers ------------------------------------------------------------------
@@ -218,6 +219,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
                 # Only a hand covers a stack; cards or the camera's angle hiding part of it do not count.
                 covered = self.hands.near(track.position, self.config.cover_mm)
                 contents[track.zone].append((track, seen.visible_fraction if covered else 1.0))
+                if not covered and seen.count:
+                    self._open_count[track.id] = seen.count
                 if self._relabelled(track, seen, covered=covered):
                     doubtful.add(track.zone)
         for track in self.tracker.unseen(current):
@@ -239,7 +242,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         for name in self.zones:
             settle = self._settle[name]
             first, before, since = not settle.known, settle.committed or (), settle.pending_since
-            visible = _visible(contents[name])
+            visible = _visible(contents[name], self._open_count, now=state.t)
             if name in held:
                 settle.hold(state.t)
             elif settle.observe(readings[name], state.t):
@@ -259,6 +262,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             self._suspect.discard(gone)
         for gone in self._touched.keys() - self.tracker.tracks.keys():
             del self._touched[gone]
+        for gone in self._open_count.keys() - self.tracker.tracks.keys():
+            del self._open_count[gone]
 
     def _relabelled(self, track: Track, seen: SeenChips, *, covered: bool) -> bool:
         """Whether this stack is in doubt: under a hand, its chips changed to ones that neither add to nor take
@@ -698,16 +703,21 @@ def _sureness(stacks: list[tuple[Track, float]]) -> float:
                 if isinstance(track.seen, SeenChips)), default=1.0)
 
 
-def _visible(stacks: list[tuple[Track, float]]) -> float:
+def _visible(stacks: list[tuple[Track, float]], open_count: dict[int, int], *, now: float) -> float:
     """Share of the zone's chips seen uncovered, stack by stack weighed by its count (1.0 for an empty zone): what a
     hand hides is chips, whatever they are worth, and a stack's values are read less surely than its height (from a
     tilted 1280x720 camera a stack of 1000s read as 25s, weighed by value, had made a cover half the stack 0.11 seen;
-    read as 1000s with the 500s beside never found, 0.74: hidden_chips_covered_02)."""
+    read as 1000s with the 500s beside never found, 0.74: hidden_chips_covered_02). A stack hidden now weighs at
+    least the count it was last read at rest with no hand near (`open_count`): the box of a stack a hand is covering
+    shrinks under the fingers before it is lost, and its last reading is of the part still seen (from 1280x720
+    hidden_chips_covered_02: nineteen 100s last read as three, the cover 0.67 seen, not 0.29)."""
     total = 0.0
     seen_chips = 0.0
     for track, visible in stacks:
         seen = track.seen
         weight = float(seen.count if isinstance(seen, SeenChips) and seen.count else 1)
+        if track.last_t < now:
+            weight = max(weight, float(open_count.get(track.id, 0)))
         total += weight
         seen_chips += weight * visible
     return 1.0 if total == 0 else seen_chips / total
