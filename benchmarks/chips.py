@@ -2,8 +2,8 @@
 detector's boxes.
 
     .venv/bin/python benchmarks/chips.py [--frames 60] [--seed 93001] [--size 1280x720|mixed] [--model M]
-                                         [--no-detector] [--no-refine] [--no-extend] [--flat-prior] [--per-box]
-                                         [--chipset CHIPSET.yaml] [--repeat] [--scene random|seats]
+                                         [--no-detector] [--no-refine] [--no-extend] [--no-jitter] [--flat-prior]
+                                         [--per-box] [--chipset CHIPSET.yaml] [--repeat] [--scene random|seats]
 
 Each frame is a random training-style scene (`datasets.random_sample`, camera effects on) drawn from
 `SeedSequence(seed, spawn_key=(i,))`; use seeds never used for anything else. `--scene seats` lays its chips out
@@ -41,9 +41,10 @@ With the detector, chips are matched to truth boxes at IoU >= 0.5 and recall is 
 stack read on its boxes (each box read again alone, after the frame). Counts come from the stack's silhouette
 fitted to the image's edges near the box (`chips_refine`); --no-refine gives the boxes' counts alone; a detector's
 box that stops short of its stack's base is run on where the side goes on past it and the count is surer for it
-(`chips_extend`, session 50), --no-extend reads the boxes as they are. Where the
-camera's height is assumed (`homography` and the detector's boxes), a frame's stacks are read together and tell it
-(`ChipRecogniser.read_frame`); --per-box reads each stack over all heights alike (session 6).
+(`chips_extend`, session 50), --no-extend reads the boxes as they are; on frames of 2240 px and more each detector
+box is read again a pixel off each way and the evidence averaged (`BOX_JITTER_PX`, session 52), --no-jitter reads it
+once. Where the camera's height is assumed (`homography` and the detector's boxes), a frame's stacks are read
+together and tell it (`ChipRecogniser.read_frame`); --per-box reads each stack over all heights alike (session 6).
 --repeat: how repeatable the reads are (what the edge sees of a stack at rest from video, `score_repeatability`):
 each detector box read again shifted by 1 and by 2 px, with one side moved 1 px, grown 1 px, and with another stack
 of the frame left out of the context that tells the camera's height (truth boxes: only the latter), alone and given
@@ -271,7 +272,8 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
                                     camera_height_mm=height)
         builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, box_sigma_px=BOX_SIGMA_PX,
                                        refine=not args.no_refine, log_prior=() if args.flat_prior else None,
-                                       height_from_frame=not args.per_box, extend=not args.no_extend)
+                                       height_from_frame=not args.per_box, extend=not args.no_extend,
+                                       jitter=not args.no_jitter)
         state = builder.state_from(result.image, truth_detections(chips), frame_no=index, t=0.0)
         # The state may hold fewer stacks than truth boxes (`one_box_per_stack` keeps one of two boxes whose feet
         # are read within half a diameter: touching stacks of `--scene seats`, which made this zip fail until
@@ -303,14 +305,14 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
     builder = TableStateBuilder(detector, scene.layout, calibration, chipset, None, None)
     builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, refine=not args.no_refine,
                                    log_prior=() if args.flat_prior else None, height_from_frame=not args.per_box,
-                                   extend=not args.no_extend)
+                                   extend=not args.no_extend, jitter=not args.no_jitter)
     detections = detector.detect(result.image)
     state = builder.state_from(result.image, detections, frame_no=index, t=0.0)
     measured = TableStateBuilder(detector, scene.layout, calibration, chipset, None, None,
                                  camera_height_mm=float(camera.eye[2]))
     measured.chips = ChipRecogniser(chipset, camera=measured.chips.camera, refine=not args.no_refine,
                                     log_prior=() if args.flat_prior else None, height_from_frame=not args.per_box,
-                                    extend=not args.no_extend)
+                                    extend=not args.no_extend, jitter=not args.no_jitter)
     score_detected(tally, "detector boxes, height:", chips, measured.state_from(result.image, detections,
                    frame_no=index, t=0.0), truth_zones, partly=partly, touching=touching, args=args)
     boxes = np.array([c.box for c in state.chips], dtype=np.float64).reshape(-1, 4)
@@ -453,6 +455,9 @@ def main() -> int:
                         help="counts from the boxes alone (no silhouette fitted to the image's edges)")
     parser.add_argument("--no-extend", action="store_true",
                         help="detector boxes read as they are, not run on past a stack's base (`chips_extend`)")
+    parser.add_argument("--no-jitter", action="store_true",
+                        help="detector boxes read once, not again a pixel off each way on large frames "
+                        "(`BOX_JITTER_PX`)")
     parser.add_argument("--per-box", action="store_true",
                         help="read each stack alone (an assumed camera height not told by the frame's stacks)")
     parser.add_argument("--flat-prior", action="store_true",
