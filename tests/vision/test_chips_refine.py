@@ -3,13 +3,22 @@ the base to a fraction of a pixel, where the box alone is off by its sides' erro
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
 from floorman.vision.chips import REFINED_BOX_SCALE, ChipRecogniser
 from floorman.vision.chips_box import detector_sigma_px
 from floorman.vision.chips_geometry import StackFit, fit_stack
-from floorman.vision.chips_refine import Silhouette, count_from_silhouette, refine_silhouette
+from floorman.vision.chips_refine import (
+    _NORMALS,
+    _RAYS,
+    Silhouette,
+    _edges,
+    _Outline,
+    count_from_silhouette,
+    refine_silhouette,
+)
 from tests.vision.test_chips import CHIPSET, Rendered, exact_table_camera, render_chips, tilted_camera
 from tests.vision.test_chips_count import mask_box
 
@@ -146,3 +155,28 @@ def test_a_silhouette_that_misses_the_side_is_held_back_by_the_box() -> None:
     checked = count_from_silhouette(model, hidden, thickness_mm=THICKNESS, max_count=30, box=evidence)
     assert alone.count == 1 and alone.count_confidence > 0.5
     assert checked.count_confidence < 0.5, checked
+
+
+def test_each_rays_edge_is_found_to_a_fraction_of_a_pixel_and_not_against_a_shadow() -> None:
+    """`chips_refine._edges` on a chip drawn 8x finer and shrunk (anti-aliased) on the felt: every ray from its
+    centre finds the rim within 0.25 px, except where the felt outside is in the chip's shadow (no stack edge is
+    told against a shadow: that edge may be the shadow's)."""
+    scale, radius, centre = 8, 30.3, np.array([80.0, 60.0])
+    felt, chip, shade = (40, 110, 30), (30, 30, 170), (24, 66, 18)
+    big = np.full((120 * scale, 160 * scale, 3), felt, dtype=np.uint8)
+    big[:, 100 * scale:] = shade  # the felt darkened right of x = 100, where the chip's right side ends (110.3)
+    cv2.circle(big, (int((centre[0] + 0.5) * scale - 0.5), int((centre[1] + 0.5) * scale - 0.5)),
+               int(radius * scale), chip, thickness=-1, lineType=cv2.LINE_8)
+    image = cv2.resize(big, (160, 120), interpolation=cv2.INTER_AREA)
+    angles = np.arange(_RAYS) * 2.0 * np.pi / _RAYS
+    normals = np.arange(_NORMALS) * 2.0 * np.pi / _NORMALS
+    circle = np.eye(2) * radius
+    outline = _Outline(base_shape=circle, top_shape=circle, origin=centre,
+                       rays=np.stack([np.cos(angles), np.sin(angles)], axis=1),
+                       normals=np.stack([np.cos(normals), np.sin(normals)], axis=1))
+    found, colour = _edges(image, outline, np.full(_RAYS, radius + 2.0), window=7.0)
+    np.testing.assert_allclose(colour, felt, atol=2.0)
+    rim = centre[0] + np.cos(angles) * radius
+    shaded, clear = rim > 103.0, rim < 96.0  # rays whose rim has the shadow outside, and those with felt
+    assert shaded.sum() >= 8 and np.isnan(found[shaded]).all()
+    np.testing.assert_allclose(found[clear], radius, atol=0.25)

@@ -213,19 +213,19 @@ def side_points(camera: TableCamera, base_mm: Sequence[float] | FloatArray, *, r
     points[:, :, 2] = heights[:, None]
     return points
 
-_BOX_DIRECTIONS = np.array([[-1.0, 0.0], [0.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
-
-
 def stack_outline(camera: TableCamera, fit: StackFit, *, radius_mm: float, thickness_mm: float) -> FloatArray:
     """(2C, 2) pixels round the base's and the top's rims of the stack `fit` (their hull is its silhouette)."""
     result: FloatArray = _outline(camera, np.array([fit.base_mm]), np.array([fit.count * thickness_mm]), radius_mm)[0]
     return result
 
 
+_RING = np.stack([np.cos(np.arange(_CIRCLE) * 2.0 * math.pi / _CIRCLE),
+                  np.sin(np.arange(_CIRCLE) * 2.0 * math.pi / _CIRCLE)], axis=1)  # (C, 2): the unit circle
+
+
 def _outline(camera: TableCamera, centres: FloatArray, heights: FloatArray, radius: float) -> FloatArray:
     """(N, 2C, 2) pixels of the base and top rims of cylinders standing at `centres` (N, 2), `heights` (N,)."""
-    angles = np.arange(_CIRCLE) * 2.0 * math.pi / _CIRCLE
-    ring = np.stack([np.cos(angles), np.sin(angles)], axis=1) * radius
+    ring = _RING * radius
     n = len(centres)
     pts = np.zeros((n, 2 * _CIRCLE, 3))
     pts[:, :, :2] = np.concatenate([ring, ring])[None] + centres[:, None, :]
@@ -234,11 +234,19 @@ def _outline(camera: TableCamera, centres: FloatArray, heights: FloatArray, radi
     return result
 
 
-def _support(camera: TableCamera, centres: FloatArray, heights: FloatArray, radius: float,
-             directions: FloatArray) -> FloatArray:
-    """(N, K): for each cylinder, max over its outline of (pixel . direction_k)."""
-    uv = _outline(camera, centres, heights, radius)
-    result: FloatArray = np.einsum("npc,kc->npk", uv, directions).max(axis=1)
+def _support(projections: FloatArray, centres: FloatArray, heights: FloatArray, radius: float) -> FloatArray:
+    """(M, N, 4): for each camera model's projection (M, 3, 4) and each cylinder standing at `centres` (M, N, 2)
+    with `heights` (N,), how far its outline reaches left, up, right and down (-min x, -min y, max x, max y: the
+    support of the outline along each of the box's outward directions). The rims' homogeneous pixels are the
+    centre's plus the ring's, each projected once (`_outline` projects every point: three times the time)."""
+    across = projections[:, :, :2].transpose(0, 2, 1)  # (M, 2, 3): the felt's x and y
+    ring = (_RING * radius) @ across  # (M, C, 3)
+    base = centres @ across + projections[:, None, :, 3]  # (M, N, 3)
+    top = base + heights[None, :, None] * projections[:, None, :, 2]
+    uvw = np.concatenate([base[:, :, None] + ring[:, None], top[:, :, None] + ring[:, None]], axis=2)
+    u = uvw[..., 0] / uvw[..., 2]
+    v = uvw[..., 1] / uvw[..., 2]
+    result: FloatArray = np.stack([-u.min(axis=2), -v.min(axis=2), u.max(axis=2), v.max(axis=2)], axis=2)
     return result
 
 
@@ -251,9 +259,8 @@ def _boxes(camera: TableCamera, centres: FloatArray, heights: FloatArray, radius
 
 @dataclass(frozen=True, slots=True)
 class _Observations:
-    directions: FloatArray  # (K, 2)
-    values: FloatArray  # (K,) observed support along each direction
-    weights: FloatArray  # (K,)
+    values: FloatArray  # (4,) the box's observed support left, up, right and down (`_support`)
+    weights: FloatArray  # (4,)
 
 
 def _observations(box: Box, image_size: tuple[int, int], *, border_px: float) -> _Observations:
@@ -264,7 +271,7 @@ def _observations(box: Box, image_size: tuple[int, int], *, border_px: float) ->
                        dtype=np.float64)
     if weights.sum() < 2:
         weights = np.ones(4)
-    return _Observations(_BOX_DIRECTIONS, np.array([-x1, -y1, x2, y2]), weights)
+    return _Observations(np.array([-x1, -y1, x2, y2]), weights)
 
 
 BOX_SIGMA_PX = 0.3  # a box from an instance mask: each side rounded to the pixel (sd of a uniform +-0.5 px)
@@ -302,8 +309,8 @@ class BoxSolution:
     `box_sigma_px` follows without solving again."""
 
     centres: FloatArray  # (M, N, 2) the base per model and count (mm)
-    residuals: FloatArray  # (M, N, K) box-side errors of each model and count (pixels)
-    side_weights: FloatArray  # (K,) sides used (0: on the image's border)
+    residuals: FloatArray  # (M, N, 4) box-side errors of each model and count (pixels)
+    side_weights: FloatArray  # (4,) sides used (0: on the image's border)
     lean_px: FloatArray  # (M, N) the stack's lean (sd) in pixels at each base
     px_per_chip: FloatArray  # (N,) the main model's box growth per chip at each count's base
 
@@ -354,10 +361,19 @@ def solve_box(camera: TableCamera, box: Box, *, diameter_mm: float, thickness_mm
         raise ValueError(f"expected max_count >= 1, got {max_count}")
     shape = _StackShape(diameter_mm / 2.0, thickness_mm, max_count)
     obs = _observations(box, camera.image_size, border_px=border_px)
-    solved = [_solve_counts(model, box, shape=shape, obs=obs) for model in (camera, *alternatives)]
-    return BoxSolution(centres=np.stack([s[0] for s in solved]), residuals=np.stack([s[1] for s in solved]),
-                       side_weights=obs.weights, lean_px=np.stack([s[2] for s in solved]),
-                       px_per_chip=_growth(camera, solved[0][0], shape=shape))
+    models = (camera, *alternatives)
+    counts = np.arange(1, max_count + 1)
+    heights: FloatArray = counts.astype(np.float64) * thickness_mm
+    x1, y1, x2, y2 = box
+    middle = np.array([(x1 + x2 - 1.0) / 2.0, (y1 + y2 - 1.0) / 2.0])
+    projections = np.stack([model.projection for model in models])
+    start = np.stack([model.ray_points(middle, heights / 2.0) for model in models])
+    centres = _solve_bases(projections, start, heights, radius=shape.radius_mm, obs=obs)
+    residuals = _support(projections, centres, heights, shape.radius_mm) - obs.values
+    lean = _LEAN_MM * np.clip((counts - 1) / 4.0, 0.0, 1.0)
+    lean_px = np.stack([lean * _px_per_mm(model, at) for model, at in zip(models, centres, strict=True)])
+    return BoxSolution(centres=centres, residuals=residuals, side_weights=obs.weights, lean_px=lean_px,
+                       px_per_chip=_growth(camera, centres[0], shape=shape))
 
 
 def count_prior(max_count: int, *, single_share: float, usual_max: int, beyond_share: float) -> FloatArray:
@@ -413,20 +429,6 @@ class _StackShape:
     max_count: int
 
 
-def _solve_counts(camera: TableCamera, box: Box, *, shape: _StackShape,
-                  obs: _Observations) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Per count 1..max_count: the base (N, 2) solved to the box, the box sides' residuals (N, K), the lean (N,)
-    in pixels."""
-    counts = np.arange(1, shape.max_count + 1)
-    heights: FloatArray = counts.astype(np.float64) * shape.thickness_mm
-    x1, y1, x2, y2 = box
-    start = camera.ray_points(np.array([(x1 + x2 - 1.0) / 2.0, (y1 + y2 - 1.0) / 2.0]), heights / 2.0)
-    centres = _solve_bases(camera, start, heights, radius=shape.radius_mm, obs=obs)
-    residuals = _support(camera, centres, heights, shape.radius_mm, obs.directions) - obs.values[None]
-    lean_px = _LEAN_MM * np.clip((counts - 1) / 4.0, 0.0, 1.0) * _px_per_mm(camera, centres)
-    return centres, residuals, lean_px
-
-
 def _growth(camera: TableCamera, centres: FloatArray, *, shape: _StackShape) -> FloatArray:
     """(N,) how much a stack's box grows per chip at each count's base: the count's resolution."""
     if shape.max_count == 1:
@@ -449,23 +451,23 @@ def _px_per_mm(camera: TableCamera, centres: FloatArray) -> FloatArray:
     return result
 
 
-def _solve_bases(camera: TableCamera, start: FloatArray, heights: FloatArray, *, radius: float,
+def _solve_bases(projections: FloatArray, start: FloatArray, heights: FloatArray, *, radius: float,
                  obs: _Observations, iterations: int = 3) -> FloatArray:
-    """Gauss-Newton on (x, y) per candidate height: weighted support residuals, numeric Jacobian."""
+    """(M, N, 2): Gauss-Newton on (x, y) per camera model (`projections` (M, 3, 4)) and candidate height (`start`
+    (M, N, 2), `heights` (N,)): weighted support residuals, numeric Jacobian."""
     centres = start.copy()
     step_mm = 0.5
-
-    def residuals(at: FloatArray) -> FloatArray:
-        result: FloatArray = (_support(camera, at, heights, radius, obs.directions) - obs.values[None]) * obs.weights
-        return result
-
+    n = centres.shape[1]
+    tripled = np.concatenate([heights, heights, heights])
     for _ in range(iterations):
-        base = residuals(centres)
-        dx = residuals(centres + np.array([step_mm, 0.0]))
-        dy = residuals(centres + np.array([0.0, step_mm]))
-        jac = np.stack([(dx - base) / step_mm, (dy - base) / step_mm], axis=2)  # (N, K, 2)
-        jtj = np.einsum("nki,nkj->nij", jac, jac) + np.eye(2)[None] * 1e-6
-        jtr = np.einsum("nki,nk->ni", jac, base)
+        # the residuals at the centres and a step along x and along y, projected together
+        at = np.concatenate([centres, centres + np.array([step_mm, 0.0]), centres + np.array([0.0, step_mm])],
+                            axis=1)
+        residuals = (_support(projections, at, tripled, radius) - obs.values) * obs.weights
+        base, dx, dy = residuals[:, :n], residuals[:, n:2 * n], residuals[:, 2 * n:]
+        jac = np.stack([(dx - base) / step_mm, (dy - base) / step_mm], axis=3)  # (M, N, 4, 2)
+        jtj = np.einsum("mnki,mnkj->mnij", jac, jac) + np.eye(2) * 1e-6
+        jtr = np.einsum("mnki,mnk->mni", jac, base)
         delta = np.linalg.solve(jtj, jtr[..., None])[..., 0]
         centres = centres - delta
     return centres

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -73,18 +73,29 @@ class _Outline:
     origin: FloatArray  # (2,)
     rays: FloatArray  # (K, 2) unit directions
     normals: FloatArray  # (M, 2) unit directions
+    # what `radii` reads for every params, found once: each ellipse's reach along each normal, the origin's
+    # support, and each ray's cosine to each normal where it faces it (`_faces`; 1 where not)
+    _reach_b: FloatArray = field(init=False)
+    _reach_t: FloatArray = field(init=False)
+    _origin_support: FloatArray = field(init=False)
+    _faces: npt.NDArray[np.bool_] = field(init=False)
+    _facing: FloatArray = field(init=False)
+
+    def __post_init__(self) -> None:
+        facing = self.rays @ self.normals.T
+        object.__setattr__(self, "_reach_b", np.linalg.norm(self.normals @ self.base_shape, axis=1))
+        object.__setattr__(self, "_reach_t", np.linalg.norm(self.normals @ self.top_shape, axis=1))
+        object.__setattr__(self, "_origin_support", self.normals @ self.origin)
+        object.__setattr__(self, "_faces", facing > 0.05)
+        object.__setattr__(self, "_facing", np.where(facing > 0.05, facing, 1.0))
 
     def radii(self, params: FloatArray) -> FloatArray:
         """(K,) distance from the origin along each ray to the hull of the two ellipses (params: base centre, top
         centre, a growth of both outward: blur, anti-aliasing, the edge's threshold)."""
         base, top = params[:2], params[2:4]
-        reach_b = np.linalg.norm(self.normals @ self.base_shape, axis=1)
-        reach_t = np.linalg.norm(self.normals @ self.top_shape, axis=1)
-        support = (np.maximum(self.normals @ base + reach_b, self.normals @ top + reach_t) + params[4]
-                   - self.normals @ self.origin)
-        facing = self.rays @ self.normals.T
-        with np.errstate(divide="ignore"):
-            hits = np.where(facing > 0.05, support[None, :] / np.where(facing > 0.05, facing, 1.0), np.inf)
+        support = (np.maximum(self.normals @ base + self._reach_b, self.normals @ top + self._reach_t) + params[4]
+                   - self._origin_support)
+        hits = np.where(self._faces, support[None, :] / self._facing, np.inf)
         result: FloatArray = hits.min(axis=1)
         return result
 
@@ -116,36 +127,21 @@ def _edges(image: npt.NDArray[np.uint8], outline: _Outline, expected: FloatArray
     half = round(_AREA_HALF_PX / _STEP_PX)
     felt = np.median(profile[:, -1], axis=0)
     result = np.full(len(expected), np.nan)
-    for k in np.flatnonzero(strong.any(axis=1)):
-        peak = int(np.flatnonzero(strong[k])[-1]) + span  # the outermost strong change, as an index into the profile
-        if peak - half - 1 < 0 or peak + half + 1 >= len(offsets):
-            continue
-        inside, outside = profile[k, peak - half - 1], profile[k, peak + half + 1]
-        if not (_is_felt(outside, felt) and not _is_shadow(inside, felt)):
-            continue
-        contrast = inside - outside
-        norm = float(contrast @ contrast)
-        if norm < (2.0 * _MIN_GRADIENT) ** 2:
-            continue
-        share = np.clip((profile[k, peak - half:peak + half + 1] - outside) @ contrast / norm, 0.0, 1.0)
-        start = dist[k, peak - half] - _STEP_PX / 2.0
-        result[k] = start + float(share.sum()) * _STEP_PX
+    rows = np.flatnonzero(strong.any(axis=1))
+    # each ray's outermost strong change, as an index into the profile, with room for the area either side
+    peaks = strong.shape[1] - 1 - np.argmax(strong[rows, ::-1], axis=1) + span
+    room = (peaks - half - 1 >= 0) & (peaks + half + 1 < len(offsets))
+    rows, peaks = rows[room], peaks[room]
+    inside, outside = profile[rows, peaks - half - 1], profile[rows, peaks + half + 1]
+    contrast = inside - outside
+    norm = np.einsum("kc,kc->k", contrast, contrast)
+    kept = felt_mask(outside, felt) & ~shadow_mask(inside, felt) & (norm >= (2.0 * _MIN_GRADIENT) ** 2)
+    rows, peaks, outside, contrast, norm = rows[kept], peaks[kept], outside[kept], contrast[kept], norm[kept]
+    area = profile[rows[:, None], peaks[:, None] + np.arange(-half, half + 1)[None, :]]  # (R, 2 half + 1, 3)
+    share = np.clip(np.einsum("kwc,kc->kw", area - outside[:, None, :], contrast) / norm[:, None], 0.0, 1.0)
+    start = dist[rows, peaks - half] - _STEP_PX / 2.0
+    result[rows] = start + share.sum(axis=1) * _STEP_PX
     return result, felt
-
-
-def _is_felt(colour: FloatArray, felt: FloatArray) -> bool:
-    """Whether `colour` is the felt's (not its shadow, a neighbour or a hand): `felt_mask` for one colour, in
-    scalars (called per ray, twice as fast)."""
-    return float(np.linalg.norm(colour - felt)) <= _FELT_TOLERANCE * float(np.linalg.norm(felt)) + _NOISE
-
-
-def _is_shadow(colour: FloatArray, felt: FloatArray) -> bool:
-    """Whether `colour` is the felt's, darkened (a stack's cast shadow: its edge is not the stack's): `shadow_mask`
-    for one colour, in scalars."""
-    ratio = float(colour @ felt) / max(float(felt @ felt), 1e-9)
-    along = float(np.linalg.norm(colour - ratio * felt))
-    close = along <= _FELT_TOLERANCE * ratio * float(np.linalg.norm(felt)) + _NOISE
-    return _SHADOW_RATIOS[0] < ratio < _SHADOW_RATIOS[1] and close
 
 
 def felt_mask(colours: FloatArray, felt: FloatArray) -> npt.NDArray[np.bool_]:
