@@ -15,6 +15,7 @@ from floorman.vision.chips_geometry import (
     count_posterior,
     count_prior,
     fit_stack,
+    solve_box,
 )
 from tests.vision.test_chips import CHIPSET, exact_table_camera, render_chips, tilted_camera
 
@@ -172,3 +173,21 @@ def test_a_count_the_evidence_trusts_keeps_its_confidence_under_the_prior() -> N
     assert best == 5 and confidence > 0.99
     best, confidence = count_choice(np.zeros(30), prior)  # no evidence: a single chip, not trusted
     assert best == 0 and confidence == pytest.approx(1.0 / 30)
+
+
+def test_the_camera_models_solved_together_give_each_ones_own_solution() -> None:
+    """`solve_box` solves a box for the camera and its other heights at once (one projection per model); each
+    model's bases, box residuals and lean are what solving for it alone gives, and a box whose stack truly stands
+    there is fitted to it within a tenth of a pixel at the true count."""
+    camera = tilted_camera(tilt_deg=30.0, size=(3840, 2160))
+    model = exact_table_camera(camera)
+    others = model.at_heights([1000.0, 1800.0])
+    box = mask_box(camera, base=(60.0, -40.0), count=9)
+    together = solve_box(model, box, diameter_mm=CHIPSET.diameter_mm, thickness_mm=THICKNESS, alternatives=others)
+    for index, alone in enumerate((model, *others)):
+        one = solve_box(alone, box, diameter_mm=CHIPSET.diameter_mm, thickness_mm=THICKNESS)
+        np.testing.assert_allclose(together.centres[index], one.centres[0], atol=1e-6)
+        np.testing.assert_allclose(together.residuals[index], one.residuals[0], atol=1e-6)
+        np.testing.assert_allclose(together.lean_px[index], one.lean_px[0], atol=1e-9)
+    assert np.abs(together.residuals[0, 8]).max() < 0.6  # the mask box rounds each side to the pixel
+    np.testing.assert_allclose(together.centres[0, 8], (60.0, -40.0), atol=0.5)
