@@ -219,8 +219,8 @@ def stack_outline(camera: TableCamera, fit: StackFit, *, radius_mm: float, thick
     return result
 
 
-_RING = np.stack([np.cos(np.arange(_CIRCLE) * 2.0 * math.pi / _CIRCLE),
-                  np.sin(np.arange(_CIRCLE) * 2.0 * math.pi / _CIRCLE)], axis=1)  # (C, 2): the unit circle
+_ANGLES = np.arange(_CIRCLE) * 2.0 * math.pi / _CIRCLE
+_RING = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=1)  # (C, 2): the unit circle
 
 
 def _outline(camera: TableCamera, centres: FloatArray, heights: FloatArray, radius: float) -> FloatArray:
@@ -238,7 +238,7 @@ def _support(projections: FloatArray, centres: FloatArray, heights: FloatArray, 
     """(M, N, 4): for each camera model's projection (M, 3, 4) and each cylinder standing at `centres` (M, N, 2)
     with `heights` (N,), how far its outline reaches left, up, right and down (-min x, -min y, max x, max y: the
     support of the outline along each of the box's outward directions). The rims' homogeneous pixels are the
-    centre's plus the ring's, each projected once (`_outline` projects every point: three times the time)."""
+    centre's plus the ring's, each projected once (`_outline` projects every point: 4.5 times the time)."""
     across = projections[:, :, :2].transpose(0, 2, 1)  # (M, 2, 3): the felt's x and y
     ring = (_RING * radius) @ across  # (M, C, 3)
     base = centres @ across + projections[:, None, :, 3]  # (M, N, 3)
