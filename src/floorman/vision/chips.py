@@ -327,6 +327,12 @@ class ChipRecogniser:
         self._swapped = [swapped_colours(chipset, d.value) for d in chipset.denominations]
         self._last_light: tuple[Image, Image, FrameLight] | None = None  # the last frame, its grid, its light
 
+    @property
+    def detector_boxes(self) -> bool:
+        """Whether the boxes read are a detector's (their sides off by DETECTOR_BOX_SIGMA_PX or more: found again in
+        the image, run on past a short base end, jittered on large frames), not an instance mask's."""
+        return self.box_sigma_px >= DETECTOR_BOX_SIGMA_PX
+
     def read(self, image: Image, box: Box) -> ChipReading:
         """Read one chip box (pixels, xyxy) in the full-resolution BGR frame."""
         return self.read_frame(image, [box])[0]
@@ -425,7 +431,7 @@ class ChipRecogniser:
         JITTER_FROM_SIGMA_PX or more is read again a pixel off each way (BOX_JITTER_PX), the evidence averaged."""
         found = self._box_evidence(image, box)
         if not (self.jitter and self.camera is not None and found.log_likelihood is not None
-                and self.box_sigma_px >= DETECTOR_BOX_SIGMA_PX
+                and self.detector_boxes
                 and detector_sigma_px(self.camera.image_size) >= JITTER_FROM_SIGMA_PX):
             return found
         height, width = image.shape[:2]
@@ -442,7 +448,7 @@ class ChipRecogniser:
     def _box_evidence(self, image: Image, box: Box) -> StackEvidence:
         """One box's evidence as `evidence` reads it, the box as given."""
         found = self._geometric_evidence(image, box)
-        if self.extend and self.camera is not None and self.box_sigma_px >= DETECTOR_BOX_SIGMA_PX:
+        if self.extend and self.camera is not None and self.detector_boxes:
             found = self._extended(image, found)
         if self.offset_net is None or self.camera is None or found.log_likelihood is None:
             return found
@@ -477,7 +483,7 @@ class ChipRecogniser:
             raise ValueError(f"expected a box with x2 > x1 and y2 > y1, got {box}")
         if self.camera is None:
             return StackEvidence(box, None, None, None)
-        if self.refine and self.box_sigma_px >= DETECTOR_BOX_SIGMA_PX:  # a detector's box: sides found again
+        if self.refine and self.detector_boxes:  # sides found again
             return self._refined_evidence(image, box)
         solution = self._solve(box)
         tight = solution.log_likelihood(self.box_sigma_px)
