@@ -177,8 +177,8 @@ def test_a_count_the_evidence_trusts_keeps_its_confidence_under_the_prior() -> N
 
 def test_the_camera_models_solved_together_give_each_ones_own_solution() -> None:
     """`solve_box` solves a box for the camera and its other heights at once (one projection per model); each
-    model's bases, box residuals and lean are what solving for it alone gives, and a box whose stack truly stands
-    there is fitted to it within a tenth of a pixel at the true count."""
+    model's bases, box residuals and lean are what solving for it alone gives, and at the true count the camera's own
+    model fits the mask box to its pixel rounding, the base within half a millimetre."""
     camera = tilted_camera(tilt_deg=30.0, size=(3840, 2160))
     model = exact_table_camera(camera)
     others = model.at_heights([1000.0, 1800.0])
