@@ -250,13 +250,6 @@ def _support(projections: FloatArray, centres: FloatArray, heights: FloatArray, 
     return result
 
 
-def _boxes(camera: TableCamera, centres: FloatArray, heights: FloatArray, radius: float) -> FloatArray:
-    """(N, 4) boxes of cylinders of `radius` standing at `centres` (N, 2) with `heights` (N,)."""
-    uv = _outline(camera, centres, heights, radius)
-    result: FloatArray = np.concatenate([uv.min(axis=1), uv.max(axis=1)], axis=1)
-    return result
-
-
 @dataclass(frozen=True, slots=True)
 class _Observations:
     values: FloatArray  # (4,) the box's observed support left, up, right and down (`_support`)
@@ -434,8 +427,8 @@ def _growth(camera: TableCamera, centres: FloatArray, *, shape: _StackShape) -> 
     if shape.max_count == 1:
         return np.zeros(1)
     heights = np.arange(1, shape.max_count + 1, dtype=np.float64) * shape.thickness_mm
-    sizes = _boxes(camera, centres, heights, shape.radius_mm)
-    spans = np.hypot(sizes[:, 2] - sizes[:, 0], sizes[:, 3] - sizes[:, 1])
+    reach = _support(camera.projection[None], centres[None], heights, shape.radius_mm)[0]  # left, up, right, down
+    spans = np.hypot(reach[:, 2] + reach[:, 0], reach[:, 3] + reach[:, 1])
     result: FloatArray = np.abs(np.gradient(spans))
     return result
 

@@ -87,7 +87,7 @@ class _Outline:
         object.__setattr__(self, "_reach_t", np.linalg.norm(self.normals @ self.top_shape, axis=1))
         object.__setattr__(self, "_origin_support", self.normals @ self.origin)
         object.__setattr__(self, "_faces", facing > 0.05)
-        object.__setattr__(self, "_facing", np.where(facing > 0.05, facing, 1.0))
+        object.__setattr__(self, "_facing", np.where(self._faces, facing, 1.0))
 
     def radii(self, params: FloatArray) -> FloatArray:
         """(K,) distance from the origin along each ray to the hull of the two ellipses (params: base centre, top
