@@ -223,6 +223,28 @@ def test_a_lost_stack_found_again_under_another_id_is_counted_once(deriver: Even
     assert of(events, "zone_chips") == []
 
 
+def test_a_stack_lost_under_two_ids_in_turn_is_kept_once_as_last_read() -> None:
+    """The vision names a stack anew as its boxes hop (out_of_turn_04 from a tilted 4K camera): fourteen 100s seen
+    under a new id 20 mm off their first box, their first id back for two frames on a box over part of them (read
+    nine), the new id again, then the stack lost. One stack lies there, read last as fourteen: kept as that, not
+    as the nine (the new id, first seen after the zone was published, is the stack that lay there) nor as both."""
+    deriver = EventDeriver(LAYOUT, table_id="t", camera_id="c", config=DeriveConfig(reach_mm=None))
+    scene = Scene(chips={1: chips("stack_4", [100] * 14, track=1)})
+    assert zone_values(run(deriver, scene.frames(int(3 * FPS))), "stack_4") == [1400]
+    del scene.chips[1]
+    scene.chips[2] = chips("stack_4", [100] * 14, track=2, dx=20)
+    events = run(deriver, scene.frames(int(0.3 * FPS)))  # the first id lives on (`lost_s`)
+    del scene.chips[2]
+    scene.chips[1] = chips("stack_4", [100] * 9, track=1, dx=5, count_confidence=0.5)
+    events += run(deriver, scene.frames(2))
+    del scene.chips[1]
+    scene.chips[2] = chips("stack_4", [100] * 14, track=2, dx=20)
+    events += run(deriver, scene.frames(2))
+    del scene.chips[2]
+    events += run(deriver, scene.frames(int(1.5 * FPS)))
+    assert of(events, "zone_chips") == []
+
+
 def test_a_box_seen_for_a_moment_is_not_kept_long_when_lost(deriver: EventDeriver) -> None:
     """A box that appeared with no hand near (a phantom) and is lost a second later is kept no longer than it was
     seen, not `lost_hold_s`: kept until its seat's hand came to check, it had made the check a pick-up."""

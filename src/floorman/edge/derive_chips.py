@@ -157,6 +157,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         self._suspect: set[int] = set()  # stack tracks whose chips changed wholesale under a hand
         self._touched: dict[int, float] = {}  # per stack track: when a hand was last within cover_mm of it
         self._open_count: dict[int, int] = {}  # per stack track: its count last read at rest with no hand near it
+        self._lain_since: dict[int, float] = {}  # per lost stack track: since when a stack has lain where it lies
         self._now = 0.0  # the frame being derived
 
     # -- queries used by the other derivers ------------------------------------------------------------------
@@ -190,16 +191,33 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         It is kept when it lay there when the zone's content was last published (a box seen for a frame or two is
         not), no hand came within `cover_mm` of it since it was last seen, that was at most `lost_hold_s` ago and no
         longer ago than it had been seen (a phantom box seen for a second, kept until its seat's check, had made the
-        check a pick-up), and no track first seen since it was lost lies where it lay (the stack found again under
-        another id: one stack, not two)."""
+        check a pick-up), and no track lies where it lay that was first seen since it was lost (the stack found again
+        under another id: one stack, not two) or was seen since and is lost too. When it lay there, and how long it
+        has been seen, count from the first sighting of the stack at that place under any id (`_lain`).
+
+        The vision names one stack anew as its boxes hop: from a tilted 4K camera (out_of_turn_04) seat 6's nineteen
+        100s, seen under a new id, lost, their old id left on a box over them and the 25s beside read 100 x 9 + 25 x 5;
+        the new id, first seen after the zone was published, was not kept, the old one was with that reading, then
+        the new one too once the zone changed: 28 100s, a false 1900 brought from below the rail."""
+        since = self._lain(track)
         if not (track.zone in self._settle and track.rest_zone == track.zone
-                and track.first_t <= self._changed.get(track.zone, -math.inf)
-                and self._now - track.last_t <= min(self.config.lost_hold_s, track.last_t - track.first_t)
+                and since <= self._changed.get(track.zone, -math.inf)
+                and self._now - track.last_t <= min(self.config.lost_hold_s, track.last_t - since)
                 and self._touched.get(track.id, -math.inf) < track.last_t):
             return False
-        return not any(other.first_t > track.last_t and other.last_t >= self._now
+        return not any(other.last_t > track.last_t and (other.first_t > track.last_t or other.last_t < self._now)
                        and other.distance_to(track.position) <= self.config.same_stack_mm
                        for other in self.tracker.tracks.values())
+
+    def _lain(self, track: Track) -> float:
+        """Since when a stack has lain where this lost track lies: its first sighting, or that of a track lost before
+        it within `same_stack_mm` (the same stack under the vision's earlier id), remembered past that track's end."""
+        since = min(track.first_t, self._lain_since.get(track.id, math.inf))
+        for other in self.tracker.tracks.values():
+            if other.last_t < track.last_t and other.distance_to(track.position) <= self.config.same_stack_mm:
+                since = min(since, self._lain_since.get(other.id, other.first_t))
+        self._lain_since[track.id] = since
+        return since
 
     def update(self, state: TableState) -> None:
         self._now = state.t
@@ -264,6 +282,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             del self._touched[gone]
         for gone in self._open_count.keys() - self.tracker.tracks.keys():
             del self._open_count[gone]
+        for gone in self._lain_since.keys() - self.tracker.tracks.keys():
+            del self._lain_since[gone]
 
     def _relabelled(self, track: Track, seen: SeenChips, *, covered: bool) -> bool:
         """Whether this stack is in doubt: under a hand, its chips changed to ones that neither add to nor take
