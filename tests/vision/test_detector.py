@@ -218,7 +218,7 @@ def test_small_chip_boxes_are_found_again_at_a_finer_scale(tmp_path: Path) -> No
     # = 36.6 frame px, centred on the window. With refine_iou under their IoU the finer box replaces it.
     model = constant_model(tmp_path / "t.onnx", yolo_output([(32, 32, 16, 16, 2, 0.8)]), imgsz=64, levels=(128,))
     frame = np.zeros((512, 512, 3), dtype=np.uint8)
-    config = OnnxDetectorConfig(model=model, overlap=0.0, refine_iou=0.3, refine_near=None)
+    config = OnnxDetectorConfig(model=model, overlap=0.0, refine_iou=0.3, refine_near=None, refine_px=28.0)
     coarse = OnnxDetector(config.model_copy(update={"refine_classes": ()})).detect(frame)
     fine = OnnxDetector(config).detect(frame)
     assert len(coarse) == len(fine) == 4
