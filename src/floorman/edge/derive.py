@@ -66,9 +66,9 @@ class DeriveConfig(BaseModel):
                                  "chip's diameter) is where that one lay, for `reach_mm`.")
     lost_hold_s: float = Field(default=10.0, ge=0, description="Chips leave only in a hand: a stack at rest that "
                                "goes unseen with no hand within `cover_mm` of it since it was last seen (the "
-                               "detector lost a weak box) is kept, as last read, for this long and no longer than it "
-                               "had been seen (0: not at all), or until a hand comes to it and leaves without it "
-                               "being seen again.")
+                               "detector lost a weak box) is kept, as last read, for this long and no longer than a "
+                               "stack had been seen there, under any of the vision's ids (0: not at all), or until a "
+                               "hand comes to it and leaves without it being seen again.")
     same_card_mm: float = Field(default=35.0, gt=0, description="A new card track this close to a placed card (seen "
                                 "now, or lost a moment ago) is that card again, not a card dealt.")
     hand_switch_mm: float | None = Field(default=150.0, gt=0, description="A hand given a new track id by the "
