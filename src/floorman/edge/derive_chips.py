@@ -212,7 +212,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
     def _lain(self, track: Track) -> float:
         """Since when a stack has lain where this lost track lies: its first sighting, or that of a track lost before
         it within `same_stack_mm` (the same stack under the vision's earlier id), remembered past that track's end."""
-        since = min(track.first_t, self._lain_since.get(track.id, math.inf))
+        since = self._lain_since.get(track.id, track.first_t)  # never later than its first sighting
         for other in self.tracker.tracks.values():
             if other.last_t < track.last_t and other.distance_to(track.position) <= self.config.same_stack_mm:
                 since = min(since, self._lain_since.get(other.id, other.first_t))
