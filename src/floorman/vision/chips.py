@@ -29,7 +29,10 @@
   boxes, 74.4 -> 78.9 % on truth boxes, counts given 0.8+ 93.3 -> 98.1 % and 92.3 -> 96.8 % exact).
   A detector's box that stops short of a tall stack's base (its side left out of the box) is run on where the
   side goes on past it and read again, that reading kept where its count is surer (`extend`, `chips_extend`; held-out
-  3840x2160 seats, seed 50104, camera height given: count exact 77.4 -> 79.4 %; mixed sizes unchanged).
+  3840x2160 seats, seed 50104, camera height given: count exact 77.4 -> 79.4 %; mixed sizes unchanged). One cut
+  across the stack's top disc (a touching neighbour's side taken for its end) is first run on up the stack's axis
+  to where a top disc fits well and shows its spots, where the box's own fits poorly (`find_top`, TOP_*; held-out
+  50104 count exact 81.5 -> 82.2 %, dev seats 78.0 -> 82.2 % and 82.2 -> 84.2 %).
 - Top chip (colour): the top disc is sampled on a polar grid in its own plane; its pixels fall into body and
   edge-spot colours, matched to the chip set under an estimated light (`chips_colour.match_top`), with the
   spot count from the rim's angular pattern as a further cue. An unsure match is tried again a pixel off the
@@ -184,22 +187,22 @@ BOX_JITTER_PX = ((-1, 0, -1, 0), (1, 0, 1, 0), (0, -1, 0, -1), (0, 1, 0, 1), (-1
 JITTER_FROM_SIGMA_PX = 1.2
 _SURE_MATCH = 0.3  # a top disc matched this surely is not looked for off the fit
 # A detector's box cut across its stack's top disc (a touching neighbour's side taken for the stack's end: the box
-# then reads a few chips where there are more, its top disc sampled on the side's stripes) is run on up the stack's
-# axis to where a top disc fits (`ChipRecogniser._found_top`): where the box's top disc fits its best denomination
-# worse than TOP_POOR_FIT (`ColourMatch.error`), discs up to TOP_SEARCH diameters further up the axis are tried in
-# TOP_STEPS steps (then to a pixel), and the best is taken where it fits within TOP_FOUND_FIT, TOP_FOUND_RATIO times
-# the box's error or better, its rim showing its denomination's spots (`TopColours.spot_power`) at least
-# TOP_FOUND_SPOTS, at least TOP_MIN_SHIFT_PX up: the box is grown to hold it. Dev 3840x2160 seats (49006, 50101:
-# `benchmarks/chips.py --scene seats --size 3840x2160 --frames 12`, detector boxes, camera height given): 9 of the
-# 11 boxes so run on were cut tops (the two others slid onto a neighbour's top, their rims aperiodic: the spots'
-# bound); count exact 78.0 -> 82.2 % and 82.2 -> 84.2 %, stack exact 75.4 -> 78.8 / 80.3 -> 82.9 %; random 4K
-# scenes (54001) 83.3 -> 85.9 %; mixed sizes (96001, 30 frames) 72.5 -> 72.8 %.
+# then reads a few chips where there are more, its top disc sampled on the side's stripes) is run on to where the top
+# disc lies (`ChipRecogniser._found_top`): where the box's top disc fits its best denomination worse than TOP_POOR_FIT
+# (`ColourMatch.error`), the disc is looked for up the stack's axis (to TOP_ALONG diameters) and across it (TOP_ACROSS
+# either way; a box round the side alone is off across too), every TOP_STEP diameters, then to a pixel, by the
+# rim's spot pattern (`rim_periodicity`: a top disc's rim shows its spots' period, a side's stripes do not), and
+# taken where the disc there fits within TOP_FOUND_FIT, TOP_FOUND_RATIO times the box's error or better, its rim
+# showing its denomination's spots (`TopColours.spot_power`) at least TOP_FOUND_SPOTS, at least TOP_MIN_SHIFT_PX up:
+# the box is grown to hold it. On 14 cut boxes of dev 3840x2160 seats (49006, 50101, 55101) the rim's period put the
+# disc within 1-2 px of the true top, 3-43 px up and up to 12 px across.
 TOP_POOR_FIT = 0.15
 TOP_FOUND_FIT = 0.1
 TOP_FOUND_RATIO = 0.5
 TOP_FOUND_SPOTS = 0.6
-TOP_SEARCH = 0.8
-TOP_STEPS = 10
+TOP_ALONG = 0.8
+TOP_ACROSS = 0.25
+TOP_STEP = 0.05
 TOP_MIN_SHIFT_PX = 3.0
 # A stack read again keeps its last reading's top value while that fits within this of the best (`ColourMatch.error`),
 # and a lower chip's last value gets this much log-evidence more (`chips_side.read_side`: one side sample of another
@@ -468,60 +471,66 @@ class ChipRecogniser:
         return replace(found, log_likelihood=np.mean(evidence, axis=0))
 
     def _found_top(self, image: Image, box: Box) -> Box:
-        """`box` grown up its stack's axis to hold the top disc found there, where the box's own fits poorly and one
-        further up fits well (TOP_*), else `box`."""
+        """`box` grown to hold its stack's top disc found up the stack's axis, where the box's own top disc fits
+        poorly and one there fits well (TOP_*), else `box`."""
         if self.camera is None:
             raise ValueError("expected a camera model to look for a top disc, got none")
         if not (box[2] > box[0] and box[3] > box[1]):
             raise ValueError(f"expected a box with x2 > x1 and y2 > y1, got {box}")
+        spots = sorted({d.edge_spots for d in self.chipset.denominations if d.edge_spots >= min(_SPOT_COUNTS)})
         solution = solve_box(self.camera, box, diameter_mm=self.chipset.diameter_mm,
                              thickness_mm=self.chipset.thickness_mm, max_count=self.max_count)
         fit = solution.fit(solution.log_likelihood(self.box_sigma_px), log_prior=self.log_prior)
         disc = self._top_disc(fit)
         ends = self.camera.project(np.array([[*fit.base_mm, 0.0], [*fit.base_mm, _AXIS_MM]]))
-        axis = ends[1] - ends[0]
-        norm = float(np.linalg.norm(axis))
-        if norm < 1e-6:
-            return box  # straight under the camera: the top is the box
-        axis /= norm
+        along = ends[1] - ends[0]
+        norm = float(np.linalg.norm(along))
+        if norm < 1e-6 or not spots:
+            return box  # straight under the camera the top is the box; a chip set without spots shows no period
+        along /= norm
+        across = np.array([-along[1], along[0]])
         light = self._frame_light(image)
         radius = self.chipset.diameter_mm / 2.0
 
-        def fitted(shift: float) -> tuple[float, float] | None:
-            """The disc `shift` px up the axis: its best match's error and its rim's spots for that denomination."""
-            top = top_colours(image, _translation(shift * axis[0], shift * axis[1]) @ disc, radius_mm=radius)
+        def fitted(offset: FloatArray) -> tuple[float, float] | None:
+            """The disc moved by `offset` px: its best match's error and its rim's spots for that denomination."""
+            top = top_colours(image, _translation(float(offset[0]), float(offset[1])) @ disc, radius_mm=radius)
             if top is None:
                 return None
             match = match_top(top, self.chipset, light=light.gains, white=light.white)
             return match.error, top.spot_power.get(self.chipset.by_value(match.value).edge_spots, 0.0)
 
-        own = fitted(0.0)
+        own = fitted(np.zeros(2))
         if own is None or own[0] <= TOP_POOR_FIT:
             return box
         centre, edge = _map(disc, np.array([[0.0, 0.0], [radius, 0.0]]))
-        step = max(1.0, TOP_SEARCH * 2.0 * float(np.linalg.norm(edge - centre)) / TOP_STEPS)
-        tried = {shift: fitted(shift) for shift in np.arange(1, TOP_STEPS + 1) * step}
-        found = {shift: f for shift, f in tried.items() if f is not None}
-        if not found:
-            return box
-        shift = min(found, key=lambda s: found[s][0])
-        half = math.floor(step / 2.0)
-        for fine in np.arange(-half, half + 1, dtype=np.float64) + shift:
-            if fine > 0 and fine not in found and (f := fitted(float(fine))) is not None and f[0] < found[shift][0]:
-                found[float(fine)] = f
-                shift = float(fine)
-        error, spots = found[shift]
-        if (shift < TOP_MIN_SHIFT_PX or error > TOP_FOUND_FIT or error > TOP_FOUND_RATIO * own[0]
-                or spots < TOP_FOUND_SPOTS):
+        diameter = 2.0 * float(np.linalg.norm(edge - centre))
+        step = max(1.0, TOP_STEP * diameter)
+        ups = np.arange(0.0, TOP_ALONG * diameter + step / 2.0, step)
+        sides = np.arange(0.0, TOP_ACROSS * diameter + step / 2.0, step)
+        grid = np.array([(u, v) for u in ups for v in np.concatenate([-sides[:0:-1], sides])])
+        best = grid[int(np.argmax(rim_periodicity(image, disc, grid @ np.stack([along, across]), radius_mm=radius,
+                                                  spot_counts=spots)))]
+        reach = math.ceil(step)
+        moves = np.arange(-reach, reach + 1, dtype=np.float64)
+        fine = best + np.array([(u, v) for u in moves for v in moves])
+        fine = fine[fine[:, 0] >= 0.0]
+        up, side = fine[int(np.argmax(rim_periodicity(image, disc, fine @ np.stack([along, across]), radius_mm=radius,
+                                                      spot_counts=spots)))]
+        offset = up * along + side * across
+        found = fitted(offset) if up >= TOP_MIN_SHIFT_PX else None
+        if (found is None or found[0] > TOP_FOUND_FIT or found[0] > TOP_FOUND_RATIO * own[0]
+                or found[1] < TOP_FOUND_SPOTS):
             return box
         angles = np.linspace(0.0, 2.0 * math.pi, _CIRCLE_POINTS, endpoint=False)
-        rim = _map(_translation(shift * axis[0], shift * axis[1]) @ disc,
+        rim = _map(_translation(float(offset[0]), float(offset[1])) @ disc,
                    np.stack([np.cos(angles), np.sin(angles)], axis=1) * radius)
         height, width = image.shape[:2]
         grown = (max(0.0, min(box[0], float(rim[:, 0].min()))), max(0.0, min(box[1], float(rim[:, 1].min()))),
                  min(float(width), max(box[2], float(rim[:, 0].max()) + 1.0)),
                  min(float(height), max(box[3], float(rim[:, 1].max()) + 1.0)))
-        logger.debug("chip box %s run on to %s: its top disc fits %.0f px up its axis", box, grown, shift)
+        logger.debug("chip box %s run on to %s: its top disc lies %.0f px up its axis, %.0f across", box, grown, up,
+                     side)
         return grown
 
     def _box_evidence(self, image: Image, box: Box) -> StackEvidence:
@@ -825,6 +834,24 @@ def _periodic_choice(seen: list[tuple[ColourMatch, float]], best: ColourMatch) -
     periodic = [match for match, p in seen if p >= _PERIODIC_RIM
                 and match.error <= min(_PERIODIC_FIT_RATIO * best.error, _PERIODIC_MAX_ERROR)]
     return min(periodic, key=lambda match: match.error) if periodic else best
+
+
+def rim_periodicity(image: Image, disc_to_image: FloatArray, offsets: FloatArray, *, radius_mm: float,
+                    spot_counts: Sequence[int]) -> FloatArray:
+    """(P,) for the top disc moved by each of `offsets` (P, 2 px), how periodic its rim's colours are round it: the
+    largest share of their angular variation at one of `spot_counts` (as `TopColours.spot_power`, on the mean of
+    the rim's rings; one sampling of the image for all P)."""
+    angles = np.arange(_ANGLES) * 2.0 * math.pi / _ANGLES
+    radii = np.array(_OUTER) * radius_mm
+    ring = np.stack([np.cos(angles)[None, :] * radii[:, None], np.sin(angles)[None, :] * radii[:, None]], axis=-1)
+    pixels = (_map(disc_to_image, ring.reshape(-1, 2))[None] + np.asarray(offsets)[:, None, :]).astype(np.float32)
+    sampled = cv2.remap(image, pixels[..., 0], pixels[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    profile = np.asarray(sampled, dtype=np.float64).reshape(len(pixels), len(radii), _ANGLES, 3).mean(axis=1)
+    profile -= profile.mean(axis=1, keepdims=True)
+    power = (np.abs(np.fft.rfft(profile, axis=1)) ** 2).sum(axis=2)
+    total = power[:, 1:17].sum(axis=1) + 1e-9
+    result: FloatArray = power[:, list(spot_counts)].max(axis=1) / total
+    return result
 
 
 def top_colours(image: Image, disc_to_image: FloatArray, *, radius_mm: float,
