@@ -31,8 +31,8 @@
   side goes on past it and read again, that reading kept where its count is surer (`extend`, `chips_extend`; held-out
   3840x2160 seats, seed 50104, camera height given: count exact 77.4 -> 79.4 %; mixed sizes unchanged). One cut
   across the stack's top disc (a touching neighbour's side taken for its end) is first run on up the stack's axis
-  to where a top disc fits well and shows its spots, where the box's own fits poorly (`find_top`, TOP_*; held-out
-  50104 count exact 81.5 -> 82.2 %, dev seats 78.0 -> 82.2 % and 82.2 -> 84.2 %).
+  to where its rim shows its spots' period and its colours fit, where the box's own fits poorly (`find_top`,
+  TOP_*; held-out 3840x2160 seats 50104 count exact 81.5 -> 83.0 %).
 - Top chip (colour): the top disc is sampled on a polar grid in its own plane; its pixels fall into body and
   edge-spot colours, matched to the chip set under an estimated light (`chips_colour.match_top`), with the
   spot count from the rim's angular pattern as a further cue. An unsure match is tried again a pixel off the
@@ -195,7 +195,12 @@ _SURE_MATCH = 0.3  # a top disc matched this surely is not looked for off the fi
 # taken where the disc there fits within TOP_FOUND_FIT, TOP_FOUND_RATIO times the box's error or better, its rim
 # showing its denomination's spots (`TopColours.spot_power`) at least TOP_FOUND_SPOTS, at least TOP_MIN_SHIFT_PX up:
 # the box is grown to hold it. On 14 cut boxes of dev 3840x2160 seats (49006, 50101, 55101) the rim's period put the
-# disc within 1-2 px of the true top, 3-43 px up and up to 12 px across.
+# disc within 1-2 px of the true top, 3-43 px up and up to 12 px across (its colours' error alone, looked for up the
+# axis only, had found 9 of them, and none 3 px or more across). `benchmarks/chips.py --scene seats --size 3840x2160
+# --frames 12`, detector boxes, camera height given, without -> with: dev 49006 / 50101 / 55101 count exact 78.0 ->
+# 83.1 / 82.2 -> 83.6 / 77.6 -> 79.8 %, stack exact 75.4 -> 79.7 / 80.3 -> 82.2 / 75.3 -> 77.4 %; held-out 50104
+# count exact 81.5 -> 83.0 %, stack exact 76.3 -> 77.8 %, zone value 57.5 -> 58.8 %, counts given >= 0.8 96.5 ->
+# 97.7 % exact; mixed sizes (`--size mixed --frames 30 --seed 96001`) 72.5 -> 72.8 %, zone value 32.4 -> 33.1 %.
 TOP_POOR_FIT = 0.15
 TOP_FOUND_FIT = 0.1
 TOP_FOUND_RATIO = 0.5
