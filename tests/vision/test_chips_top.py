@@ -1,5 +1,5 @@
 """A stack's box cut across its top disc, run on up the stack's axis to where a top disc fits
-(`ChipRecogniser._found_top`)."""
+(`ChipRecogniser.find_top`, off by default)."""
 
 from __future__ import annotations
 
@@ -43,8 +43,8 @@ def test_a_box_cut_across_its_top_disc_is_read_whole(rendered: Rendered, count: 
     model = exact_table_camera(rendered.camera)
     truth = next(o for o in rendered.chips if o.chips is not None and len(o.chips) == count)
     box = cut_top(model, truth.box, truth.position_mm, count, share=0.4)
-    assert ChipRecogniser(CHIPSET, camera=model, find_top=False).read(rendered.image, box).count < count - 2
-    recogniser = ChipRecogniser(CHIPSET, camera=model)
+    assert ChipRecogniser(CHIPSET, camera=model).read(rendered.image, box).count < count - 2
+    recogniser = ChipRecogniser(CHIPSET, camera=model, find_top=True)
     reading = recogniser.read(rendered.image, box)
     assert (reading.count, reading.top) == (count, truth.chips[-1])
     np.testing.assert_allclose(recogniser._found_top(rendered.image, box), truth.box, atol=3.0)
@@ -57,8 +57,8 @@ def test_a_box_round_the_side_alone_is_read_whole(rendered: Rendered, count: int
     model = exact_table_camera(rendered.camera)
     truth = next(o for o in rendered.chips if o.chips is not None and len(o.chips) == count)
     box = cut_top(model, truth.box, truth.position_mm, count, share=0.9, aside=4.0)
-    assert ChipRecogniser(CHIPSET, camera=model, find_top=False).read(rendered.image, box).count < count - 4
-    recogniser = ChipRecogniser(CHIPSET, camera=model)
+    assert ChipRecogniser(CHIPSET, camera=model).read(rendered.image, box).count < count - 4
+    recogniser = ChipRecogniser(CHIPSET, camera=model, find_top=True)
     assert recogniser.read(rendered.image, box).count == count
     # the box grown to the truth's top end, its sides where the box and the disc found reach (across the axis the
     # rim's period places the disc to a few px: the sides are found again in the image when the box is read)
@@ -68,7 +68,7 @@ def test_a_box_round_the_side_alone_is_read_whole(rendered: Rendered, count: int
 
 def test_a_whole_stacks_box_is_left_as_it_is(rendered: Rendered) -> None:
     model = exact_table_camera(rendered.camera)
-    recogniser = ChipRecogniser(CHIPSET, camera=model)
+    recogniser = ChipRecogniser(CHIPSET, camera=model, find_top=True)
     for truth in rendered.chips:
         assert recogniser._found_top(rendered.image, truth.box) == truth.box
 
@@ -77,4 +77,4 @@ def test_a_box_on_blank_felt_is_left_as_it_is() -> None:
     camera = tilted_camera(size=(1920, 1080), tilt_deg=40.0, hfov=40.0)
     image = np.full((1080, 1920, 3), (40, 110, 30), dtype=np.uint8)
     box = (900.0, 500.0, 960.0, 560.0)
-    assert ChipRecogniser(CHIPSET, camera=exact_table_camera(camera))._found_top(image, box) == box
+    assert ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), find_top=True)._found_top(image, box) == box

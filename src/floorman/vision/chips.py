@@ -30,9 +30,10 @@
   A detector's box that stops short of a tall stack's base (its side left out of the box) is run on where the
   side goes on past it and read again, that reading kept where its count is surer (`extend`, `chips_extend`; held-out
   3840x2160 seats, seed 50104, camera height given: count exact 77.4 -> 79.4 %; mixed sizes unchanged). One cut
-  across the stack's top disc (a touching neighbour's side taken for its end) is first run on up the stack's axis
+  across the stack's top disc (a touching neighbour's side taken for its end) may first be run on up the stack's axis
   to where its rim shows its spots' period and its colours fit, where the box's own fits poorly (`find_top`,
-  TOP_*; held-out 3840x2160 seats 50104 count exact 81.5 -> 83.0 %).
+  TOP_*; held-out 3840x2160 seats 50104 count exact 81.5 -> 83.0 %; off by default: from video a right re-read it
+  made left the derivation with a misread bet zone, two false C1 and a lost A8).
 - Top chip (colour): the top disc is sampled on a polar grid in its own plane; its pixels fall into body and
   edge-spot colours, matched to the chip set under an estimated light (`chips_colour.match_top`), with the
   spot count from the rim's angular pattern as a further cue. An unsure match is tried again a pixel off the
@@ -326,7 +327,7 @@ class ChipRecogniser:
                  box_sigma_px: float = DETECTOR_BOX_SIGMA_PX, refine: bool = True,
                  log_prior: Sequence[float] | None = None, height_from_frame: bool = True,
                  offset_net: ChipOffsetNet | Literal["default"] | None = "default", extend: bool = True,
-                 jitter: bool = True, find_top: bool = True) -> None:
+                 jitter: bool = True, find_top: bool = False) -> None:
         if max_count < 1:
             raise ValueError(f"expected max_count >= 1, got {max_count}")
         if log_prior is None:
@@ -345,7 +346,9 @@ class ChipRecogniser:
         self.height_from_frame = height_from_frame  # an assumed camera's height told by the frame's stacks
         self.extend = extend  # a detector's box that stops short of the stack's base run on (`chips_extend`)
         self.jitter = jitter  # a detector's box read again a pixel off each way on large frames (BOX_JITTER_PX)
-        self.find_top = find_top  # a detector's box cut across its top disc run on to where one fits (TOP_*)
+        # a detector's box cut across its top disc run on to where one fits (TOP_*); off by default: from video it
+        # cost an alert and made two false ones through the derivation (README, Chips, session 55)
+        self.find_top = find_top
         # the learned offset's evidence beside the geometry's (`chips_cnn`; the shipped net where present)
         self.offset_net = default_offset_net() if offset_net == "default" else offset_net
         # A camera height that was assumed, not measured: the count must hold for any plausible height.
