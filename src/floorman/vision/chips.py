@@ -187,18 +187,19 @@ REFINED_BOX_SCALE = 2.0
 BOX_JITTER_PX = ((-1, 0, -1, 0), (1, 0, 1, 0), (0, -1, 0, -1), (0, 1, 0, 1), (-1, -1, 1, 1), (1, 1, -1, -1))
 JITTER_FROM_SIGMA_PX = 1.2
 _SURE_MATCH = 0.3  # a top disc matched this surely is not looked for off the fit
-# A detector's box cut across its stack's top disc (a touching neighbour's side taken for the stack's end: the box
-# then reads a few chips where there are more, its top disc sampled on the side's stripes) is run on to where the top
-# disc lies (`ChipRecogniser._found_top`): where the box's top disc fits its best denomination worse than TOP_POOR_FIT
-# (`ColourMatch.error`), the disc is looked for up the stack's axis (to TOP_ALONG diameters) and across it (TOP_ACROSS
-# either way; a box round the side alone is off across too), every TOP_STEP diameters, then to a pixel, by the
-# rim's spot pattern (`rim_periodicity`: a top disc's rim shows its spots' period, a side's stripes do not), and
-# taken where the disc there fits within TOP_FOUND_FIT, TOP_FOUND_RATIO times the box's error or better, its rim
-# showing its denomination's spots (`TopColours.spot_power`) at least TOP_FOUND_SPOTS, at least TOP_MIN_SHIFT_PX up:
-# the box is grown to hold it. On 14 cut boxes of dev 3840x2160 seats (49006, 50101, 55101) the rim's period put the
-# disc within 1-2 px of the true top, 3-43 px up and up to 12 px across (its colours' error alone, looked for up the
-# axis only, had found 9 of them, and none 3 px or more across). `benchmarks/chips.py --scene seats --size 3840x2160
-# --frames 12`, detector boxes, camera height given, without -> with: dev 49006 / 50101 / 55101 count exact 78.0 ->
+# With `find_top` (off by default: README, Chips, session 55), a detector's box cut across its stack's top disc (a
+# touching neighbour's side taken for the stack's end: the box then reads a few chips where there are more, its top
+# disc sampled on the side's stripes) is run on to where the top disc lies (`ChipRecogniser._found_top`): where the
+# box's top disc fits its best denomination worse than TOP_POOR_FIT (`ColourMatch.error`), the disc is looked for up
+# the stack's axis (to TOP_ALONG diameters) and across it (TOP_ACROSS either way; a box round the side alone is off
+# across too), every TOP_STEP diameters, then to a pixel, by the rim's spot pattern (`rim_periodicity`: a top disc's
+# rim shows its spots' period, a side's stripes do not), and taken where the disc there fits within TOP_FOUND_FIT,
+# TOP_FOUND_RATIO times the box's error or better, its rim showing its denomination's spots (`TopColours.spot_power`)
+# at least TOP_FOUND_SPOTS, at least TOP_MIN_SHIFT_PX up: the box is grown to hold it. On 13 cut boxes of dev
+# 3840x2160 seats (49006, 50101, 55101) the rim's period put the disc within 1-2 px of the true top, 4-43 px up and up
+# to 12 px across (its colours' error alone, looked for up the axis only, found 8 of them, none 3 px or more across,
+# and slid another box onto a neighbour's top). `benchmarks/chips.py --scene seats --size 3840x2160 --frames 12
+# [--find-top]`, detector boxes, camera height given, without -> with: dev 49006 / 50101 / 55101 count exact 78.0 ->
 # 83.1 / 82.2 -> 83.6 / 77.6 -> 79.8 %, stack exact 75.4 -> 79.7 / 80.3 -> 82.2 / 75.3 -> 77.4 %; held-out 50104
 # count exact 81.5 -> 83.0 %, stack exact 76.3 -> 77.8 %, zone value 57.5 -> 58.8 %, counts given >= 0.8 96.5 ->
 # 97.7 % exact; mixed sizes (`--size mixed --frames 30 --seed 96001`) 72.5 -> 72.8 %, zone value 32.4 -> 33.1 %.
