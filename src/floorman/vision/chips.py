@@ -491,12 +491,9 @@ class ChipRecogniser:
                              thickness_mm=self.chipset.thickness_mm, max_count=self.max_count)
         fit = solution.fit(solution.log_likelihood(self.box_sigma_px), log_prior=self.log_prior)
         disc = self._top_disc(fit)
-        ends = self.camera.project(np.array([[*fit.base_mm, 0.0], [*fit.base_mm, _AXIS_MM]]))
-        along = ends[1] - ends[0]
-        norm = float(np.linalg.norm(along))
-        if norm < 1e-6 or not spots:
+        along = self._axis(fit)
+        if along is None or not spots:
             return box  # straight under the camera the top is the box; a chip set without spots shows no period
-        along /= norm
         across = np.array([-along[1], along[0]])
         light = self._frame_light(image)
         radius = self.chipset.diameter_mm / 2.0
@@ -531,9 +528,7 @@ class ChipRecogniser:
         if (found is None or found[0] > TOP_FOUND_FIT or found[0] > TOP_FOUND_RATIO * own[0]
                 or found[1] < TOP_FOUND_SPOTS):
             return box
-        angles = np.linspace(0.0, 2.0 * math.pi, _CIRCLE_POINTS, endpoint=False)
-        rim = _map(_translation(float(offset[0]), float(offset[1])) @ disc,
-                   np.stack([np.cos(angles), np.sin(angles)], axis=1) * radius)
+        rim = self._outline(_translation(float(offset[0]), float(offset[1])) @ disc)
         height, width = image.shape[:2]
         grown = (max(0.0, min(box[0], float(rim[:, 0].min()))), max(0.0, min(box[1], float(rim[:, 1].min()))),
                  min(float(width), max(box[2], float(rim[:, 0].max()) + 1.0)),
@@ -703,18 +698,10 @@ class ChipRecogniser:
     def _box_end(self, fit: StackFit, disc: FloatArray, box: Box) -> FloatArray | None:
         """The fitted top disc slid along the stack's axis in the image until it meets the box's side at the top's
         end (up when the count came out short, down when long); None when it already does (within _END_SLACK_PX)."""
-        if self.camera is None:
+        axis = self._axis(fit)
+        if axis is None:
             return None
-        foot = np.array([[fit.base_mm[0], fit.base_mm[1], 0.0], [fit.base_mm[0], fit.base_mm[1], _AXIS_MM]])
-        ends = self.camera.project(foot)
-        axis = ends[1] - ends[0]
-        norm = float(np.linalg.norm(axis))
-        if norm < 1e-6:
-            return None
-        axis /= norm
-        angles = np.linspace(0.0, 2.0 * math.pi, _CIRCLE_POINTS, endpoint=False)
-        radius = self.chipset.diameter_mm / 2.0
-        outline = _map(disc, np.stack([np.cos(angles), np.sin(angles)], axis=1) * radius)
+        outline = self._outline(disc)
         lows, highs = np.array([box[0], box[1]]), np.array([box[2] - 1.0, box[3] - 1.0])
         room = [float((highs[k] - outline[:, k].max()) / axis[k]) if axis[k] > _MIN_AXIS
                 else float((lows[k] - outline[:, k].min()) / axis[k]) if axis[k] < -_MIN_AXIS else math.inf
@@ -724,6 +711,24 @@ class ChipRecogniser:
             return None
         result: FloatArray = _translation(slide * axis[0], slide * axis[1]) @ disc
         return result
+
+    def _axis(self, fit: StackFit) -> FloatArray | None:
+        """(2,) the unit direction in the image from the stack's base up its axis; None straight under the camera (or
+        without one)."""
+        if self.camera is None:
+            return None
+        ends = self.camera.project(np.array([[*fit.base_mm, 0.0], [*fit.base_mm, _AXIS_MM]]))
+        axis = ends[1] - ends[0]
+        norm = float(np.linalg.norm(axis))
+        if norm < 1e-6:
+            return None
+        result: FloatArray = axis / norm
+        return result
+
+    def _outline(self, disc: FloatArray) -> FloatArray:
+        """(_CIRCLE_POINTS, 2) pixels round a top disc's rim (`disc`: pixels <- the disc's frame, mm)."""
+        angles = np.linspace(0.0, 2.0 * math.pi, _CIRCLE_POINTS, endpoint=False)
+        return _map(disc, np.stack([np.cos(angles), np.sin(angles)], axis=1) * self.chipset.diameter_mm / 2.0)
 
     def _top_disc(self, fit: StackFit) -> FloatArray:
         """3x3: pixels <- the top disc's own frame (mm, origin at the disc's centre)."""
