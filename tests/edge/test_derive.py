@@ -366,6 +366,24 @@ def test_a_push_carries_how_sure_the_zone_readings_behind_it_were(deriver: Event
     assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 200, "bet_1", 0.7)
 
 
+@pytest.mark.parametrize(("landed", "sure", "pushed"), [([5000] * 11, 0.13, []), ([5000] * 11, 1.0, [55000]),
+                                                        ([100, 100], 0.13, [200])])
+def test_chips_read_unsure_worth_more_than_the_stack_ever_held_are_no_push(deriver: EventDeriver, landed: list[int],
+                                                                           sure: float, pushed: list[int]) -> None:
+    """Seat 1's stack was never read holding more than 500: eleven 5000s read in its bet zone at 0.13 as its hand
+    lands chips there are the bet zone misread (from a tilted 4K camera, a hole card's corner boxed as chips: a push
+    of 55,000 whose doubt left the hand's string bet unflagged), not a push; read surely, or worth no more than the
+    stack, they are one."""
+    scene, events = picked_up(deriver, value=100, left=3)
+    scene.hands[51] = hand(centre("bet_1"), "bet_1", track=51)
+    scene.chips[2] = chips("bet_1", landed, track=2, count_confidence=sure)
+    events += run(deriver, scene.frames(8))
+    del scene.hands[51]
+    events += run(deriver, scene.frames(20))
+    assert [z["value"] for z in of(events, "zone_chips") if z["zone"] == "bet_1"] == [sum(landed)]
+    assert [p["value"] for p in of(events, "chips_pushed")] == pushed
+
+
 @pytest.mark.parametrize(("reached", "landed", "sure"), [("bet_1", "bet_1", 1.0), ("pot", "pot", 1.0),
                                                          ("bet_1", "pot", 0.3)])
 def test_a_push_is_as_sure_as_its_landing_a_splash_as_its_pick_up_too(deriver: EventDeriver, reached: str,

@@ -211,6 +211,34 @@ def test_a_lost_stack_is_gone_once_a_hand_came_and_left_or_after_the_hold() -> N
     assert zone_values(events, "stack_2") == [0]
 
 
+@pytest.mark.parametrize("hand_stays", [False, True])
+def test_other_chips_read_where_a_hand_took_a_bet_are_kept_no_longer_than_seen(deriver: EventDeriver,
+                                                                               hand_stays: bool) -> None:
+    """From a fused pair of 4K cameras (string_bet_02) the dealer's hand gathered seat 3's 100, seen there for 13 s,
+    and the corner of its hole card, boxed as eleven 5000s, took the 100's track id as the hand left (or while it
+    was still there): lost 2 s later, the box was kept the full `lost_hold_s` as if it had lain there 13 s, the bet
+    zone not read empty before the next street's bet landed in it, and that bet made no push. Chips read as other
+    chips under a hand, or once a hand has come over them, were laid there then: kept no longer than seen since."""
+    scene = Scene(chips={5: chips("bet_3", [100], track=5)})
+    assert zone_values(run(deriver, scene.frames(int(13 * FPS))), "bet_3") == [100]
+    scene.hands[60] = hand(LAYOUT.dealer_position, "rail_edge", track=60)
+    run(deriver, scene.frames(2))
+    scene.hands[60] = hand(centre("bet_3", 0, -10), "bet_3", track=60)
+    del scene.chips[5]
+    events = run(deriver, scene.frames(6))
+    if not hand_stays:
+        del scene.hands[60]
+        events += run(deriver, scene.frames(2))
+    scene.chips[5] = chips("bet_3", [5000] * 11, track=5, dx=10, count_confidence=0.13)
+    events += run(deriver, scene.frames(int(2 * FPS)))
+    scene.hands.pop(60, None)
+    events += run(deriver, scene.frames(int(0.5 * FPS)))
+    assert zone_values(events, "bet_3") == [55000]
+    del scene.chips[5]
+    events = run(deriver, scene.frames(int(3.5 * FPS)))
+    assert zone_values(events, "bet_3") == [0]
+
+
 def test_a_lost_stack_found_again_under_another_id_is_counted_once(deriver: EventDeriver) -> None:
     """The vision's tracker gives a stack it lost and found again a new id: the new track is the lost one, whose
     chips are not kept beside it (counted twice, a stack of 100s had grown by 1400 and hidden a rail-in)."""

@@ -13,7 +13,8 @@ neither did one read the same a chip's width aside from there, pushed by chips l
 confidence). Between zones the chips are followed by value:
 - a stack that shrinks is a pick-up by its seat (remembered for `pickup_window_s`);
 - a bet zone that grows is a push by its seat (the chips crossed the seat's bet line): `chips_pushed` with
-  the next trip number of that seat, `t_start` the start of the pick-up;
+  the next trip number of that seat, `t_start` the start of the pick-up; but chips read there less sure than
+  `tap_sure` and worth more than the seat's stack was ever read holding are the bet zone misread, no push;
 - a bet zone that shrinks is a gather: the pot's next growth is explained by it, and trips restart when the
   shrink is read at least `tap_sure` (from a tilted 4K camera a bet of three chips read as two at 0.04 and then as
   six had made the string bet's second trip a push of its own, the first a raise below the minimum); a bet read
@@ -145,9 +146,11 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         self._gathered: list[tuple[float, int]] = []
         self._returns: list[tuple[float, int]] = []
         self._trips: dict[int, int] = {}
+        self._stack_high: dict[int, int] = {}  # per seat: the most its stack zone was published holding
         self._last_pusher: int | None = None
         self._landing: _Landing | None = None
         self._read: dict[int, Counter[int]] = {}  # the chips each stack track was last read as
+        self._read_at: dict[int, float] = {}  # and when
         self._polygons = {name: layout.zone(name).points for name in self.zones}
         self._reached: dict[str, float] = {}  # per zone: when a hand was last within reach of it
         self._reached_by: dict[tuple[str, int], float] = {}  # per (zone, seat): when that seat's hand last was
@@ -158,6 +161,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         self._touched: dict[int, float] = {}  # per stack track: when a hand was last within cover_mm of it
         self._open_count: dict[int, int] = {}  # per stack track: its count last read at rest with no hand near it
         self._lain_since: dict[int, float] = {}  # per lost stack track: since when a stack has lain where it lies
+        self._laid_at: dict[int, float] = {}  # per stack track: when a hand put other chips where it stood
         self._now = 0.0  # the frame being derived
 
     # -- queries used by the other derivers ------------------------------------------------------------------
@@ -211,11 +215,19 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
 
     def _lain(self, track: Track) -> float:
         """Since when a stack has lain where this lost track lies: its first sighting, or that of a track lost before
-        it within `same_stack_mm` (the same stack under the vision's earlier id), remembered past that track's end."""
+        it within `same_stack_mm` (the same stack under the vision's earlier id), remembered past that track's end;
+        never before a hand put other chips where it stood (`_relabelled`): what lay there before is gone.
+
+        From a fused pair of 4K cameras (string_bet_02) the dealer's gather of seat 3's 100 left the corner of its hole
+        card boxed in the bet zone as eleven 5000s, under the id of the 100 (seen since 4.5 s): lost at 20.0 s, it was
+        kept the full `lost_hold_s`, the bet zone was not read empty before the flop's bet of 500 landed in it, and
+        the bet made no push (seats 6 and 8 then acted "out of turn")."""
+        laid = self._laid_at.get(track.id, -math.inf)
         since = self._lain_since.get(track.id, track.first_t)  # never later than its first sighting
         for other in self.tracker.tracks.values():
-            if other.last_t < track.last_t and other.distance_to(track.position) <= self.config.same_stack_mm:
+            if laid <= other.last_t < track.last_t and other.distance_to(track.position) <= self.config.same_stack_mm:
                 since = min(since, self._lain_since.get(other.id, other.first_t))
+        since = max(since, laid)
         self._lain_since[track.id] = since
         return since
 
@@ -276,7 +288,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             self.flush()
         self._expire(state.t)
         for gone in self._read.keys() - self.tracker.tracks.keys():
-            del self._read[gone]
+            del self._read[gone], self._read_at[gone]
             self._suspect.discard(gone)
         for gone in self._touched.keys() - self.tracker.tracks.keys():
             del self._touched[gone]
@@ -284,16 +296,21 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             del self._open_count[gone]
         for gone in self._lain_since.keys() - self.tracker.tracks.keys():
             del self._lain_since[gone]
+        for gone in self._laid_at.keys() - self.tracker.tracks.keys():
+            del self._laid_at[gone]
 
     def _relabelled(self, track: Track, seen: SeenChips, *, covered: bool) -> bool:
         """Whether this stack is in doubt: under a hand, its chips changed to ones that neither add to nor take
         from what it was (another stack put where it stood, read as the same one); it stays in doubt while the hand
-        is there."""
+        is there. Chips so changed under a hand, or since a hand came over the stack, were laid there then (`_lain`)."""
         chips, before = Counter(seen.denominations), self._read.get(track.id)
-        self._read[track.id] = chips
+        other = before is not None and not (chips <= before or before <= chips)
+        if other and (covered or self._touched.get(track.id, -math.inf) > self._read_at.get(track.id, math.inf)):
+            self._laid_at[track.id] = self._now
+        self._read[track.id], self._read_at[track.id] = chips, self._now
         if not covered:
             self._suspect.discard(track.id)
-        elif before is not None and not (chips <= before or before <= chips):
+        elif other:
             self._suspect.add(track.id)
         return track.id in self._suspect
 
@@ -401,7 +418,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         elif seat is not None and kind == "hole" and delta > 0:
             self._picked(seat, -delta, chips=(), since=change.since)  # a card protector from the stack
         elif seat is not None and kind == "bet" and delta > 0 and self._is_push(seat):
-            self._land(seat, _difference(new, old), landed=zone, sure=sure, landed_sure=landed)
+            if not self._beyond_stack(seat, _difference(new, old), sure=sure):
+                self._land(seat, _difference(new, old), landed=zone, sure=sure, landed_sure=landed)
         elif kind in ("bet", "pot", "hole") and delta < 0:
             if kind == "bet":
                 self._gathered.append((self.out.t, -delta))
@@ -410,6 +428,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             self._returns.append((self.out.t, -delta))
         elif zone == "pot" and delta > 0:
             self._pot_grew(grown, delta, sure=sure, landed_sure=landed, since=change.since)
+        if seat is not None and kind == "stack":
+            self._stack_high[seat] = max(self._stack_high.get(seat, 0), _value(new))
         if seat is not None and kind in ("stack", "hole") and delta < 0:
             self.hands.confirm(zone, holding="chips")  # a pick-up: the hand's visit was more than passing by
         cover = self._cover.get(zone)
@@ -510,6 +530,14 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         if value > 0:
             pickup.chips = _sum(pickup.chips, chips) if pickup.value > value else chips
             pickup.t = since if pickup.value == value else min(pickup.t, since)
+
+    def _beyond_stack(self, seat: int, chips: ChipContent, *, sure: float) -> bool:
+        """Whether chips read unsure (under `tap_sure`) in a seat's bet zone are worth more than its stack was ever
+        read holding: no push, the bet zone misread. From a tilted 4K camera (string_bet_02) the corner of seat 3's
+        hole card, boxed in its bet zone as eleven 5000s at 0.13 once the dealer had gathered the bets, made a push of
+        55,000 from a stack of 13,000; its doubt left the hand's string bet unflagged."""
+        high = self._stack_high.get(seat)
+        return high is not None and sure < self.config.tap_sure and _value(chips) > high
 
     def _is_push(self, seat: int) -> bool:
         """Chips landing in a bet zone are a push when its seat picked chips up or its hand is over the table
