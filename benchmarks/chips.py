@@ -44,8 +44,9 @@ fitted to the image's edges near the box (`chips_refine`); --no-refine gives the
 box that stops short of its stack's base is run on where the side goes on past it and the count is surer for it
 (`chips_extend`, session 50), --no-extend reads the boxes as they are; on frames of 2240 px and more each detector
 box is read again a pixel off each way and the evidence averaged (`BOX_JITTER_PX`, session 52), --no-jitter reads it
-once; --find-top runs a detector box cut across its stack's top disc on up the stack's axis to where a top disc
-fits (`ChipRecogniser.find_top`, session 55; measured, not on by default). Where the camera's height is assumed
+once; a detector box cut across its stack's top disc is run on up the stack's axis to where a top disc fits
+(`ChipRecogniser.find_top`, session 55; on by default since session 56), --no-find-top reads it as it is
+(--find-top, session 55's flag, is the default now). Where the camera's height is assumed
 (`homography` and the detector's boxes), a frame's stacks are read together and tell it
 (`ChipRecogniser.read_frame`); --per-box reads each stack over all heights alike (session 6).
 --repeat: how repeatable the reads are (what the edge sees of a stack at rest from video, `score_repeatability`):
@@ -309,7 +310,7 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
     builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, refine=not args.no_refine,
                                    log_prior=() if args.flat_prior else None, height_from_frame=not args.per_box,
                                    extend=not args.no_extend, jitter=not args.no_jitter,
-                                   find_top=args.find_top)
+                                   find_top=not args.no_find_top)
     detections = detector.detect(result.image)
     state = builder.state_from(result.image, detections, frame_no=index, t=0.0)
     measured = TableStateBuilder(detector, scene.layout, calibration, chipset, None, None,
@@ -317,7 +318,7 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
     measured.chips = ChipRecogniser(chipset, camera=measured.chips.camera, refine=not args.no_refine,
                                     log_prior=() if args.flat_prior else None, height_from_frame=not args.per_box,
                                     extend=not args.no_extend, jitter=not args.no_jitter,
-                                   find_top=args.find_top)
+                                   find_top=not args.no_find_top)
     score_detected(tally, "detector boxes, height:", chips, measured.state_from(result.image, detections,
                    frame_no=index, t=0.0), truth_zones, partly=partly, touching=touching, args=args)
     boxes = np.array([c.box for c in state.chips], dtype=np.float64).reshape(-1, 4)
@@ -465,7 +466,10 @@ def main() -> int:
                         "(`BOX_JITTER_PX`)")
     parser.add_argument("--find-top", action="store_true",
                         help="detector boxes cut across their top disc run on to where a top disc fits "
-                        "(`ChipRecogniser.find_top`; off by default)")
+                        "(`ChipRecogniser.find_top`; the default since session 56)")
+    parser.add_argument("--no-find-top", action="store_true",
+                        help="detector boxes cut across their top disc read as they are (`ChipRecogniser.find_top` "
+                        "off)")
     parser.add_argument("--per-box", action="store_true",
                         help="read each stack alone (an assumed camera height not told by the frame's stacks)")
     parser.add_argument("--flat-prior", action="store_true",

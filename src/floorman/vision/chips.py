@@ -32,8 +32,9 @@
   3840x2160 seats, seed 50104, camera height given: count exact 77.4 -> 79.4 %; mixed sizes unchanged). One cut
   across the stack's top disc (a touching neighbour's side taken for its end) may first be run on up the stack's axis
   to where its rim shows its spots' period and its colours fit, where the box's own fits poorly (`find_top`,
-  TOP_*; held-out 3840x2160 seats 50104 count exact 81.5 -> 83.0 %; off by default: from video a right re-read it
-  made left the derivation with a misread bet zone, two false C1 and a lost A8).
+  TOP_*; held-out 3840x2160 seats 50104 count exact 81.5 -> 83.0 %; on since session 56, once the derivation no
+  longer took a bet zone misread while the dealer gathers for a push: before, from video a right re-read it made had
+  left two false C1 and a lost A8).
 - Top chip (colour): the top disc is sampled on a polar grid in its own plane; its pixels fall into body and
   edge-spot colours, matched to the chip set under an estimated light (`chips_colour.match_top`), with the
   spot count from the rim's angular pattern as a further cue. An unsure match is tried again a pixel off the
@@ -187,9 +188,9 @@ REFINED_BOX_SCALE = 2.0
 BOX_JITTER_PX = ((-1, 0, -1, 0), (1, 0, 1, 0), (0, -1, 0, -1), (0, 1, 0, 1), (-1, -1, 1, 1), (1, 1, -1, -1))
 JITTER_FROM_SIGMA_PX = 1.2
 _SURE_MATCH = 0.3  # a top disc matched this surely is not looked for off the fit
-# With `find_top` (off by default: README, Chips, session 55), a detector's box cut across its stack's top disc (a
-# touching neighbour's side taken for the stack's end: the box then reads a few chips where there are more, its top
-# disc sampled on the side's stripes) is run on to where the top disc lies (`ChipRecogniser._found_top`): where the
+# With `find_top` (on since session 56: README, Chips, sessions 55-56), a detector's box cut across its stack's top
+# disc (a touching neighbour's side taken for the stack's end: the box then reads a few chips where there are more, its
+# top disc sampled on the side's stripes) is run on to where the top disc lies (`ChipRecogniser._found_top`): where the
 # box's top disc fits its best denomination worse than TOP_POOR_FIT (`ColourMatch.error`), the disc is looked for up
 # the stack's axis (to TOP_ALONG diameters) and across it (TOP_ACROSS either way; a box round the side alone is off
 # across too), every TOP_STEP diameters, then to a pixel, by the rim's spot pattern (`rim_periodicity`: a top disc's
@@ -199,7 +200,7 @@ _SURE_MATCH = 0.3  # a top disc matched this surely is not looked for off the fi
 # 3840x2160 seats (49006, 50101, 55101) the rim's period put the disc within 1-2 px of the true top, 4-43 px up and up
 # to 12 px across (its colours' error alone, looked for up the axis only, found 8 of them, none 3 px or more across,
 # and slid another box onto a neighbour's top). `benchmarks/chips.py --scene seats --size 3840x2160 --frames 12
-# [--find-top]`, detector boxes, camera height given, without -> with: dev 49006 / 50101 / 55101 count exact 78.0 ->
+# [--no-find-top]`, detector boxes, camera height given, without -> with: dev 49006 / 50101 / 55101 count exact 78.0 ->
 # 83.1 / 82.2 -> 83.6 / 77.6 -> 79.8 %, stack exact 75.4 -> 79.7 / 80.3 -> 82.2 / 75.3 -> 77.4 %; held-out 50104
 # count exact 81.5 -> 83.0 %, stack exact 76.3 -> 77.8 %, zone value 57.5 -> 58.8 %, counts given >= 0.8 96.5 ->
 # 97.7 % exact; mixed sizes (`--size mixed --frames 30 --seed 96001`) 72.5 -> 72.8 %, zone value 32.4 -> 33.1 %.
@@ -328,7 +329,7 @@ class ChipRecogniser:
                  box_sigma_px: float = DETECTOR_BOX_SIGMA_PX, refine: bool = True,
                  log_prior: Sequence[float] | None = None, height_from_frame: bool = True,
                  offset_net: ChipOffsetNet | Literal["default"] | None = "default", extend: bool = True,
-                 jitter: bool = True, find_top: bool = False) -> None:
+                 jitter: bool = True, find_top: bool = True) -> None:
         if max_count < 1:
             raise ValueError(f"expected max_count >= 1, got {max_count}")
         if log_prior is None:
