@@ -2,7 +2,7 @@
 detector's boxes.
 
     .venv/bin/python benchmarks/chips.py [--frames 60] [--seed 93001] [--size 1280x720|mixed] [--model M]
-                                         [--no-detector] [--no-refine] [--no-extend] [--no-jitter] [--find-top]
+                                         [--no-detector] [--no-refine] [--no-extend] [--no-jitter] [--no-find-top]
                                          [--flat-prior]
                                          [--per-box] [--chipset CHIPSET.yaml] [--repeat] [--scene random|seats]
 
@@ -464,12 +464,13 @@ def main() -> int:
     parser.add_argument("--no-jitter", action="store_true",
                         help="detector boxes read once, not again a pixel off each way on large frames "
                         "(`BOX_JITTER_PX`)")
-    parser.add_argument("--find-top", action="store_true",
-                        help="detector boxes cut across their top disc run on to where a top disc fits "
-                        "(`ChipRecogniser.find_top`; the default since session 56)")
-    parser.add_argument("--no-find-top", action="store_true",
-                        help="detector boxes cut across their top disc read as they are (`ChipRecogniser.find_top` "
-                        "off)")
+    top_disc = parser.add_mutually_exclusive_group()
+    top_disc.add_argument("--find-top", action="store_true",
+                          help="detector boxes cut across their top disc run on to where a top disc fits "
+                          "(`ChipRecogniser.find_top`; the default since session 56)")
+    top_disc.add_argument("--no-find-top", action="store_true",
+                          help="detector boxes cut across their top disc read as they are (`ChipRecogniser.find_top` "
+                          "off)")
     parser.add_argument("--per-box", action="store_true",
                         help="read each stack alone (an assumed camera height not told by the frame's stacks)")
     parser.add_argument("--flat-prior", action="store_true",
