@@ -96,6 +96,7 @@ from floorman.vision.chips_geometry import (
     BoxSolution,
     StackFit,
     TableCamera,
+    box_holding,
     count_posterior,
     count_prior,
     marginalise,
@@ -348,9 +349,7 @@ class ChipRecogniser:
         self.height_from_frame = height_from_frame  # an assumed camera's height told by the frame's stacks
         self.extend = extend  # a detector's box that stops short of the stack's base run on (`chips_extend`)
         self.jitter = jitter  # a detector's box read again a pixel off each way on large frames (BOX_JITTER_PX)
-        # a detector's box cut across its top disc run on to where one fits (TOP_*); off by default: from video it
-        # cost an alert and made two false ones through the derivation (README, Chips, session 55)
-        self.find_top = find_top
+        self.find_top = find_top  # a detector's box cut across its top disc run on to where one fits (TOP_*)
         # the learned offset's evidence beside the geometry's (`chips_cnn`; the shipped net where present)
         self.offset_net = default_offset_net() if offset_net == "default" else offset_net
         # A camera height that was assumed, not measured: the count must hold for any plausible height.
@@ -530,10 +529,7 @@ class ChipRecogniser:
                 or found[1] < TOP_FOUND_SPOTS):
             return box
         rim = self._outline(_translation(float(offset[0]), float(offset[1])) @ disc)
-        height, width = image.shape[:2]
-        grown = (max(0.0, min(box[0], float(rim[:, 0].min()))), max(0.0, min(box[1], float(rim[:, 1].min()))),
-                 min(float(width), max(box[2], float(rim[:, 0].max()) + 1.0)),
-                 min(float(height), max(box[3], float(rim[:, 1].max()) + 1.0)))
+        grown = box_holding(box, rim, image_size=(image.shape[1], image.shape[0]))
         logger.debug("chip box %s run on to %s: its top disc lies %.0f px up its axis, %.0f across", box, grown, up,
                      side)
         return grown

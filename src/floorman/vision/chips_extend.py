@@ -28,7 +28,7 @@ import numpy.typing as npt
 from floorman.core.chips import ChipSet
 from floorman.core.geometry import FloatArray
 from floorman.vision.chips_box import felt_colour
-from floorman.vision.chips_geometry import Box, StackFit, TableCamera, stack_outline
+from floorman.vision.chips_geometry import Box, StackFit, TableCamera, box_holding, stack_outline
 from floorman.vision.chips_refine import felt_mask, shadow_mask
 from floorman.vision.detector import Image
 
@@ -64,10 +64,7 @@ def extended_box(image: Image, box: Box, *, fit: StackFit, camera: TableCamera, 
     base_mm = camera.to_plane(top[None], z=count * thickness)[0]
     stack = replace(fit, base_mm=(float(base_mm[0]), float(base_mm[1])), count=count)
     outline = stack_outline(camera, stack, radius_mm=chipset.diameter_mm / 2.0, thickness_mm=thickness)
-    height, width = image.shape[:2]
-    x1, y1 = min(box[0], float(outline[:, 0].min())), min(box[1], float(outline[:, 1].min()))
-    x2, y2 = max(box[2], float(outline[:, 0].max()) + 1.0), max(box[3], float(outline[:, 1].max()) + 1.0)
-    return (max(0.0, x1), max(0.0, y1), min(float(width), x2), min(float(height), y2))
+    return box_holding(box, outline, image_size=(image.shape[1], image.shape[0]))
 
 
 def felt_shares(image: Image, camera: TableCamera, top_px: FloatArray, *, counts: npt.NDArray[np.int64],

@@ -199,6 +199,14 @@ class StackFit:
 
 
 
+def box_holding(box: Box, points: FloatArray, *, image_size: tuple[int, int]) -> Box:
+    """`box` grown to hold `points` (N, 2 pixels; a point's pixel whole), within an image of `image_size` (w, h)."""
+    width, height = image_size
+    return (max(0.0, min(box[0], float(points[:, 0].min()))), max(0.0, min(box[1], float(points[:, 1].min()))),
+            min(float(width), max(box[2], float(points[:, 0].max()) + 1.0)),
+            min(float(height), max(box[3], float(points[:, 1].max()) + 1.0)))
+
+
 def side_points(camera: TableCamera, base_mm: Sequence[float] | FloatArray, *, radius_mm: float,
                 angles_deg: Sequence[float], heights_mm: Sequence[float] | FloatArray) -> FloatArray:
     """(H, A, 3) table points on a stack's side (mm, z up): at each height, round the rim at `angles_deg` from the
