@@ -73,6 +73,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FloormanError as exc:
         print(f"floorman: error: {exc}", file=sys.stderr)  # noqa: T201
         return 2
+    except OSError as exc:  # a file or folder the command could not read or write: named, not a traceback
+        logging.getLogger(__name__).debug("the command's OSError", exc_info=True)
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        print(f"floorman: error: {where}{exc.strerror or exc}", file=sys.stderr)  # noqa: T201
+        return 2
     except KeyboardInterrupt:
         return 130
 

@@ -400,3 +400,38 @@ def test_a_phone_photo_is_read_turned_as_its_exif_orientation_says(tmp_path: Pat
     image = read_image(path)
     assert image.shape == (300, 200, 3)
     assert image[:50, :, 2].mean() > 200 and image[70:, :, 2].mean() < 30
+
+
+def test_files_it_cannot_load_or_write_are_named_not_tracebacks(tmp_path: Path, model: Path,
+                                                                 capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from floorman.cli import main
+
+    images = write_images(tmp_path / "images", 1)
+    not_a_model = tmp_path / "weights.onnx"
+    not_a_model.write_bytes(b"\x89PNG not a model")
+    assert main(["detect", str(images), "--model", str(not_a_model)]) == 2
+    error = capsys.readouterr().err
+    assert f"expected the detector at {not_a_model} to be an ONNX model ONNX Runtime loads, got:" in error
+    assert "Traceback" not in error
+    blocked = tmp_path / "a_file"
+    blocked.write_text("in the way")
+    assert main(["detect", str(images), "--model", str(model), "--annotate", str(blocked / "out")]) == 2
+    error = capsys.readouterr().err
+    assert f"cannot make the folder {blocked / 'out'}" in error and "field '--annotate'" in error
+    monkeypatch.setattr(cv2, "imwrite", lambda *args, **kwargs: False)  # a full disk: OpenCV only returns False
+    assert main(["detect", str(images), "--model", str(model), "--annotate", str(tmp_path / "out")]) == 2
+    assert f"{tmp_path / 'out' / 'f0.jpg'}: could not write the image" in capsys.readouterr().err
+
+
+def test_a_folder_the_command_cannot_make_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from floorman.cli import main
+
+    blocked = tmp_path / "a_file"
+    blocked.write_text("in the way")
+    assert main(["markers", "--layout", "oval9", "--out", str(blocked / "markers")]) == 2
+    assert f"cannot make the folder {blocked / 'markers'}" in capsys.readouterr().err
+    # any command's file error, caught by floorman's main: the file and the reason, not a traceback
+    assert main(["datasets", "render", "--count", "1", "--seed", "1", "--out", str(blocked / "set")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"floorman: error: {blocked / 'set'}") and "Traceback" not in error

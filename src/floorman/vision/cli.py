@@ -10,7 +10,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from floorman.core.errors import CameraError, ConfigError
+from floorman.core.errors import CameraError, ConfigError, FloormanError
 from floorman.core.layout import TableLayout, bundled_layout_names
 from floorman.vision.calibration import (
     Calibration,
@@ -55,6 +55,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     register_chips(subparsers)
 
 
+def output_folder(path: Path, *, field: str) -> Path:
+    """`path` made (with its parents) to write files into; ConfigError naming it (and the option `field` that gave
+    it) when it cannot be (a file of that name, a folder that takes no files)."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot make the folder {path}: {exc.strerror or exc}", field=field) from None
+    return path
+
+
+def write_image(path: Path, image: np.ndarray[Any, Any]) -> None:
+    """`image` written to `path` in the format its extension names; FloormanError naming the file when OpenCV writes
+    nothing (it says so only by its return value)."""
+    try:
+        written = cv2.imwrite(str(path), image)
+    except cv2.error as exc:
+        raise FloormanError(f"{path}: could not write the image: {str(exc).strip().splitlines()[-1]}") from None
+    if not written:
+        raise FloormanError(f"{path}: could not write the image (a folder that takes no files, or a full disk)")
+
+
 def _read_image(path: str) -> np.ndarray[Any, Any]:
     if not Path(path).is_file():
         raise CameraError(f"{path}: image file not found")
@@ -94,8 +115,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 def run_markers(args: argparse.Namespace) -> int:
     layout = load_layout(args.layout)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(Path(args.out), field="--out")
     dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, layout.marker_dictionary))
     for marker in layout.markers:
         side = max(32, round(marker.size_mm / 25.4 * args.dpi))
@@ -103,7 +123,7 @@ def run_markers(args: argparse.Namespace) -> int:
         border = side // 6
         image = cv2.copyMakeBorder(image, border, border, border, border, cv2.BORDER_CONSTANT, value=255)
         path = out / f"marker_{marker.id:03d}.png"
-        cv2.imwrite(str(path), image)
+        write_image(path, image)
         sys.stdout.write(f"{path}: id {marker.id}, {marker.size_mm:.0f} mm square (without the white margin), "
                          f"centre at ({marker.center[0]:.0f}, {marker.center[1]:.0f}) mm, top edge toward +y\n")
     return 0

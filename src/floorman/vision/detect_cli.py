@@ -29,7 +29,7 @@ from floorman.vision.calibration import Calibration, check_camera_height, load_c
 from floorman.vision.cards_cnn import CardClassifier
 from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.chips_geometry import Box
-from floorman.vision.cli import load_layout
+from floorman.vision.cli import load_layout, output_folder, write_image
 from floorman.vision.detections import Detections, border_cuts
 from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, create_detector, parse_levels
 from floorman.vision.straight_down import read_straight_down
@@ -437,7 +437,7 @@ def run_detect(args: argparse.Namespace) -> int:
     placement = _placement(args)
     recogniser = _chip_recogniser(args, placement)
     if args.annotate is not None:
-        args.annotate.mkdir(parents=True, exist_ok=True)
+        output_folder(args.annotate, field="--annotate")
     if views and placement is not None:
         from floorman.vision.detect_views import run_views
 
@@ -453,7 +453,7 @@ def run_detect(args: argparse.Namespace) -> int:
         sys.stdout.write(result.model_dump_json() + "\n" if args.json else format_text(result))
         if args.annotate is not None:
             stem = Path(source).stem if frame_index is None else f"{Path(source).stem}_{frame_index:06d}"
-            cv2.imwrite(str(args.annotate / f"{stem}.jpg"), annotate(image, result))
+            write_image(args.annotate / f"{stem}.jpg", annotate(image, result))
     return 0
 
 

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,6 +22,7 @@ from floorman.core.table_state import SeenCard, SeenChips, TableState
 from floorman.vision.calibration import Calibration, load_calibration
 from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.chips_geometry import Box
+from floorman.vision.cli import write_image
 from floorman.vision.detect_cli import (
     FrameReport,
     annotate,
@@ -122,7 +122,7 @@ def run_views(args: argparse.Namespace, detector: Detector, views: Sequence[View
         if args.annotate is not None:  # OUT/STEM.jpg; photos of one name in other folders get _N (their place)
             stems = [v.image.stem for v in views]
             name = view.image.stem if stems.count(view.image.stem) == 1 else f"{view.image.stem}_{number}"
-            cv2.imwrite(str(args.annotate / f"{name}.jpg"), annotate(image, report))
+            write_image(args.annotate / f"{name}.jpg", annotate(image, report))
         states.append(view_state(report, readings, calibration=calibration, layout=layout,
                                  camera_id=str(view.image)))
     fused = fused_report(states, eyes=eyes, thickness_mm=chipset.thickness_mm)

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from floorman.core.errors import ConfigError
 from floorman.core.geometry import tile_origins
 from floorman.vision.detections import Detections, FloatArray, IntArray
+from floorman.vision.onnx_session import open_session
 
 logger = logging.getLogger(__name__)
 
@@ -232,8 +233,7 @@ class OnnxDetector:
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session: Any = ort.InferenceSession(str(config.model), sess_options=options,
-                                            providers=["CPUExecutionProvider"])
+        self.session: Any = open_session(config.model, options, what="detector")
         meta = _metadata(self.session, source=config.model)
         self.names = parse_names(meta["names"], source=config.model)
         model_input = self.session.get_inputs()[0]
