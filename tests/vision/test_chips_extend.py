@@ -81,3 +81,19 @@ def test_the_felt_and_shadow_masks_tell_felt_from_its_shadow_and_from_chips() ->
     colours = np.array([felt, felt + 6.0, felt * 0.6, felt * 0.2, (200.0, 200.0, 200.0), (30.0, 30.0, 160.0)])
     np.testing.assert_array_equal(felt_mask(colours, felt), [True, True, False, False, False, False])
     np.testing.assert_array_equal(shadow_mask(colours, felt), [False, False, True, False, False, False])
+
+
+@pytest.mark.parametrize("count", [20, 12])
+def test_a_second_box_of_a_stack_is_read_where_its_count_is_surer(rendered: Rendered, count: int) -> None:
+    # The detector's second finer look (`detections.ALTERNATIVE_BOX`): a box cut short of the base beside the whole
+    # stack's, either way round, reads the whole stack; two cut boxes read as cut.
+    model = exact_table_camera(rendered.camera)
+    truth = next(o for o in rendered.chips if o.chips is not None and len(o.chips) == count)
+    box = short_box(model, truth.box, truth.position_mm, count)
+    recogniser = ChipRecogniser(CHIPSET, camera=model, extend=False)
+    assert recogniser.read(rendered.image, box).count < count - 4
+    for first, second in ((box, truth.box), (truth.box, box)):
+        found = recogniser.evidence(rendered.image, first, alternative=second)
+        assert found.box == truth.box
+        assert recogniser.read_evidence(rendered.image, [found])[0].count == count
+    assert recogniser.evidence(rendered.image, box, alternative=box).box == box

@@ -419,7 +419,7 @@ def test_files_it_cannot_load_or_write_are_named_not_tracebacks(tmp_path: Path, 
     assert main(["detect", str(images), "--model", str(model), "--annotate", str(blocked / "out")]) == 2
     error = capsys.readouterr().err
     assert f"cannot make the folder {blocked / 'out'}" in error and "field '--annotate'" in error
-    monkeypatch.setattr(cv2, "imwrite", lambda *args, **kwargs: False)  # a full disk: OpenCV only returns False
+    monkeypatch.setattr(cv2, "imwrite", lambda *_, **__: False)  # a full disk: OpenCV only returns False
     assert main(["detect", str(images), "--model", str(model), "--annotate", str(tmp_path / "out")]) == 2
     assert f"{tmp_path / 'out' / 'f0.jpg'}: could not write the image" in capsys.readouterr().err
 

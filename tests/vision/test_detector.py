@@ -10,7 +10,7 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from floorman.core.errors import ConfigError
-from floorman.vision.detections import Detections
+from floorman.vision.detections import ALTERNATIVE_BOX, Detections, alternative_box
 from floorman.vision.detector import (
     DETECTOR_TYPES,
     DetectorConfig,
@@ -241,6 +241,30 @@ def test_small_chip_boxes_are_found_again_at_a_finer_scale(tmp_path: Path) -> No
     small = np.zeros((180, 180, 3), dtype=np.uint8)
     kept = OnnxDetector(config.model_copy(update={"refine_classes": ()})).detect(small)
     np.testing.assert_allclose(OnnxDetector(config).detect(small).xyxy, kept.xyxy)
+
+
+def test_a_second_finer_look_gives_its_box_as_the_objects_second_box(tmp_path: Path) -> None:
+    # As above (one level of 128 on a 512x512 frame; the constant chip 64 frame px at the pyramid's level, 36.6 at
+    # the first finer look's scale 0.4375). refine_native_px 44.8 asks for a scale of 0.7 (more than 1.25 times
+    # finer): there the constant box is 16 / 0.7 = 22.9 frame px (IoU 0.13 with the pyramid's box, over refine_iou
+    # 0.1), kept as each box's second box; the first look's box stays the box.
+    model = constant_model(tmp_path / "t.onnx", yolo_output([(32, 32, 16, 16, 2, 0.8)]), imgsz=64, levels=(128,))
+    frame = np.zeros((512, 512, 3), dtype=np.uint8)
+    config = OnnxDetectorConfig(model=model, overlap=0.0, refine_iou=0.1, refine_near=None, refine_px=28.0,
+                                refine_native_px=44.8)
+    found = OnnxDetector(config).detect(frame)
+    assert len(found) == 4
+    np.testing.assert_allclose(found.xyxy[:, 2] - found.xyxy[:, 0], 16 / 0.4375, atol=0.2)
+    second = found.data[ALTERNATIVE_BOX]
+    np.testing.assert_allclose(second[:, 2] - second[:, 0], 16 / 0.7, atol=0.2)
+    np.testing.assert_allclose((second[:, :2] + second[:, 2:]) / 2, (found.xyxy[:, :2] + found.xyxy[:, 2:]) / 2,
+                               atol=1.5)
+    assert alternative_box(found, 0) == tuple(float(v) for v in second[0])
+    assert alternative_box(found[[0]], 0) == alternative_box(found, 0)  # kept by indexing, as tracking keeps it
+    for none in (None, 30.0):  # no second look; one at 0.47, not 1.25 times finer than the first: not taken
+        plain = OnnxDetector(config.model_copy(update={"refine_native_px": none})).detect(frame)
+        assert ALTERNATIVE_BOX not in plain.data and alternative_box(plain, 0) is None
+        np.testing.assert_allclose(plain.xyxy, found.xyxy)
 
 
 def test_detector_modules_import_neither_torch_nor_ultralytics() -> None:

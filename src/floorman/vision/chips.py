@@ -454,13 +454,26 @@ class ChipRecogniser:
         equal = count_posterior(marginalise(evidence.log_likelihood))[fit.count - 1]
         return replace(fit, count_confidence=min(fit.count_confidence, float(equal)))
 
-    def evidence(self, image: Image, box: Box) -> StackEvidence:
+    def evidence(self, image: Image, box: Box, *, alternative: Box | None = None) -> StackEvidence:
         """A box's count evidence per camera model: from the box, then (with `refine`) from the silhouette's edges
         near it and the seams of its side, from the box run on to the stack's base where it stops short of it and
         that count is surer (with `extend`, a detector's box: `chips_extend`), and (with an `offset_net`) the
         learned top offset's on the box read. With `jitter`, a detector's box on a frame whose boxes are off by
         JITTER_FROM_SIGMA_PX or more is read again a pixel off each way (BOX_JITTER_PX), the evidence averaged. With
-        `find_top`, a detector's box cut across its top disc is first run on to where one fits (`_found_top`)."""
+        `find_top`, a detector's box cut across its top disc is first run on to where one fits (`_found_top`).
+        `alternative`: a second box of the same stack, from the detector's second finer look
+        (`detections.ALTERNATIVE_BOX`), read alike; the evidence whose count is surer is kept."""
+        found = self._evidence(image, box)
+        if alternative is None or found.log_likelihood is None or not self.detector_boxes:
+            return found
+        other = self._evidence(image, alternative)
+        if other.log_likelihood is None or self._sureness(other.log_likelihood) <= self._sureness(found.log_likelihood):
+            return found
+        logger.debug("chip box %s read from its second box %s: its count is surer", box, alternative)
+        return other
+
+    def _evidence(self, image: Image, box: Box) -> StackEvidence:
+        """`evidence` of one box."""
         if self.find_top and self.camera is not None and self.detector_boxes:
             box = self._found_top(image, box)
         found = self._box_evidence(image, box)

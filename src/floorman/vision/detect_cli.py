@@ -30,7 +30,7 @@ from floorman.vision.cards_cnn import CardClassifier
 from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.chips_geometry import Box
 from floorman.vision.cli import load_layout, output_folder, write_image
-from floorman.vision.detections import Detections, border_cuts
+from floorman.vision.detections import Detections, alternative_box, border_cuts
 from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, create_detector, parse_levels
 from floorman.vision.straight_down import read_straight_down
 from floorman.vision.table_state import placed_on_table, recognise_card_reader, same_place_readings, table_camera
@@ -333,17 +333,21 @@ def read_chips(image: Image, detections: Detections, *, names: dict[int, str], r
     `camera_height_mm` above the felt when given)."""
     indices: list[int] = []
     boxes: list[Box] = []
+    seconds: list[Box | None] = []  # the detector's second box of each, where it has one (`ALTERNATIVE_BOX`)
     for i in range(len(detections)):
         if names.get(int(detections.class_id[i])) == "chip":
             x1, y1, x2, y2 = (float(v) for v in detections.xyxy[i])
             if x2 - x1 >= 2 and y2 - y1 >= 2:
                 indices.append(i)
                 boxes.append((x1, y1, x2, y2))
+                seconds.append(alternative_box(detections, i))
     previous = same_place_readings(boxes, last)
     if straight_down:
         read = read_straight_down(image, boxes, recogniser=recogniser, height_mm=camera_height_mm, previous=previous)
     else:
-        read = recogniser.read_evidence(image, [recogniser.evidence(image, box) for box in boxes], previous=previous)
+        read = recogniser.read_evidence(image, [recogniser.evidence(image, box, alternative=second)
+                                                for box, second in zip(boxes, seconds, strict=True)],
+                                        previous=previous)
     return dict(zip(indices, read, strict=True))
 
 

@@ -39,6 +39,22 @@ def clear_of_border(xyxy: npt.ArrayLike, image_size: tuple[int, int]) -> Mask:
     return ~(cut_x | cut_y)
 
 
+# `Detections.data` key: (N, 4) a second box of the same object where a finer look found it otherwise (NaN where
+# not), for a recogniser to read too (`OnnxDetectorConfig.refine_native_px`, `alternative_box`).
+ALTERNATIVE_BOX = "alternative_box"
+
+
+def alternative_box(detections: Detections, index: int) -> tuple[float, float, float, float] | None:
+    """Detection `index`'s second box (`ALTERNATIVE_BOX`), or None where it has none."""
+    boxes = detections.data.get(ALTERNATIVE_BOX)
+    if boxes is None:
+        return None
+    row = np.asarray(boxes[index], dtype=np.float64)
+    if row.shape != (4,) or not np.all(np.isfinite(row)):
+        return None
+    return (float(row[0]), float(row[1]), float(row[2]), float(row[3]))
+
+
 def _check(name: str, value: np.ndarray[Any, Any], *, shape: tuple[int | None, ...]) -> None:
     if value.ndim != len(shape) or any(want is not None and got != want for got, want in
                                        zip(value.shape, shape, strict=True)):

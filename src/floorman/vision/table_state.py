@@ -28,7 +28,7 @@ from floorman.vision.calibration import Calibration
 from floorman.vision.cards_cnn import CardClassifier
 from floorman.vision.chips import ChipReading, ChipRecogniser, StackEvidence
 from floorman.vision.chips_geometry import Box, TableCamera
-from floorman.vision.detections import Detections
+from floorman.vision.detections import Detections, alternative_box
 from floorman.vision.detector import Detector, Image, box_iou
 from floorman.vision.still_scene import StillScene, crop, same_pixels
 from floorman.vision.tracking import TableTracker
@@ -203,7 +203,8 @@ class TableStateBuilder:
                 readings[i] = previous[1]
                 cache[key] = (pixels.copy(), previous[1], previous[2])
             else:
-                fresh.append((i, key, pixels.copy(), self.chips.evidence(image, box)))
+                fresh.append((i, key, pixels.copy(),
+                              self.chips.evidence(image, box, alternative=alternative_box(detections, i))))
         resting = [entry[2] for entry in cache.values()]
         hints = same_place_readings([entry[3].box for entry in fresh],
                                     [(key, entry[1]) for key, entry in self._chip_cache.items()])
