@@ -261,10 +261,17 @@ def test_a_second_finer_look_gives_its_box_as_the_objects_second_box(tmp_path: P
                                atol=1.5)
     assert alternative_box(found, 0) == tuple(float(v) for v in second[0])
     assert alternative_box(found[[0]], 0) == alternative_box(found, 0)  # kept by indexing, as tracking keeps it
-    for none in (None, 30.0):  # no second look; one at 0.47, not 1.25 times finer than the first: not taken
-        plain = OnnxDetector(config.model_copy(update={"refine_native_px": none})).detect(frame)
-        assert ALTERNATIVE_BOX not in plain.data and alternative_box(plain, 0) is None
-        np.testing.assert_allclose(plain.xyxy, found.xyxy)
+    plain = OnnxDetector(config.model_copy(update={"refine_native_px": None})).detect(frame)  # no second look
+    assert ALTERNATIVE_BOX not in plain.data and alternative_box(plain, 0) is None
+    np.testing.assert_allclose(plain.xyxy, found.xyxy)
+    # A second look at 0.47, not 1.25 times finer than the first, is not taken; a frame without chips is not looked
+    # at again: no second boxes, but the field is there (NaN), as the edge's gate merges regions' detections.
+    barely = OnnxDetector(config.model_copy(update={"refine_native_px": 30.0})).detect(frame)
+    assert np.isnan(barely.data[ALTERNATIVE_BOX]).all() and alternative_box(barely, 0) is None
+    none = constant_model(tmp_path / "n.onnx", yolo_output([(32, 32, 16, 16, 0, 0.8)]), imgsz=64, levels=(128,))
+    cards = OnnxDetector(config.model_copy(update={"model": none})).detect(frame)
+    assert len(cards) == 4 and np.isnan(cards.data[ALTERNATIVE_BOX]).all()
+    assert len(Detections.merge([found, cards])) == 8
 
 
 def test_detector_modules_import_neither_torch_nor_ultralytics() -> None:

@@ -338,7 +338,17 @@ class OnnxDetector:
         that is REFINE_GAIN times finer than the finest level, on frames REFINE_MIN_FRAME times its size), and each
         box is replaced by the box of its class there that overlaps it most (IoU >= refine_iou). The finest level
         places a box to about a pixel of its scale: a 14 px stack at the 960 level of a 3840x2160 frame is then 4
-        frame px off on each side, and touching stacks' boxes take in or lose a neighbour's side."""
+        frame px off on each side, and touching stacks' boxes take in or lose a neighbour's side. With
+        `refine_native_px`, a second look's boxes are each box's second box (`ALTERNATIVE_BOX`, NaN where there is
+        none; every detection set this detector returns then has it, so that the edge's gate can merge a region's
+        detections with the last frame's)."""
+        refined = self._refined(frame, found)
+        if self.config.refine_native_px is None or ALTERNATIVE_BOX in refined.data:
+            return refined
+        return refined.with_data(**{ALTERNATIVE_BOX: np.full((len(refined), 4), np.nan, dtype=np.float32)})
+
+    def _refined(self, frame: Image, found: Detections) -> Detections:
+        """`refine` but for the second boxes' being there where none was found."""
         ids = np.flatnonzero(np.isin(found.class_id, self.refine_ids)
                              & (found.confidence >= self.config.refine_min_confidence))
         height, width = frame.shape[:2]
@@ -365,7 +375,7 @@ class OnnxDetector:
         for index, again in self._found_again(frame, found, ids, box, scale=native).items():
             if float(np.abs(again - xyxy[index]).max()) > ALTERNATIVE_APART_PX:
                 second[index] = again
-        return refined.with_data(**{ALTERNATIVE_BOX: second}) if np.isfinite(second).any() else refined
+        return refined.with_data(**{ALTERNATIVE_BOX: second})
 
     def _found_again(self, frame: Image, found: Detections, ids: IntArray, box: npt.NDArray[np.float64], *,
                      scale: float) -> dict[int, FloatArray]:
