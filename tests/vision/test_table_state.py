@@ -182,9 +182,10 @@ def test_chips_at_rest_are_read_once(rendered: tuple[np.ndarray, list[ObjectTrut
     reads: list[tuple[float, float, float, float]] = []
     read = builder.chips.evidence
 
-    def counting(frame: Image, box: tuple[float, float, float, float]) -> StackEvidence:
+    def counting(frame: Image, box: tuple[float, float, float, float], *,
+                 alternative: tuple[float, float, float, float] | None = None) -> StackEvidence:
         reads.append(box)
-        return read(frame, box)
+        return read(frame, box, alternative=alternative)
 
     monkeypatch.setattr(builder.chips, "evidence", counting)
     first = builder.build(image, 0, 0.0)
