@@ -3,7 +3,7 @@ detector's boxes.
 
     .venv/bin/python benchmarks/chips.py [--frames 60] [--seed 93001] [--size 1280x720|mixed] [--model M]
                                          [--no-detector] [--no-refine] [--no-extend] [--no-jitter] [--no-find-top]
-                                         [--no-second-look]
+                                         [--second-look]
                                          [--flat-prior]
                                          [--per-box] [--chipset CHIPSET.yaml] [--repeat] [--scene random|seats]
 
@@ -47,9 +47,10 @@ box that stops short of its stack's base is run on where the side goes on past i
 box is read again a pixel off each way and the evidence averaged (`BOX_JITTER_PX`, session 52), --no-jitter reads it
 once; a detector box cut across its stack's top disc is run on up the stack's axis to where a top disc fits
 (`ChipRecogniser.find_top`, session 55; on by default since session 56), --no-find-top reads it as it is
-(--find-top, session 55's flag, is the default now); the detector looks at crowded chip boxes a second time at the
-frame's own pixels and gives the box it finds there as each one's second box, the recogniser keeping the surer count
-of the two (`OnnxDetectorConfig.refine_native_px`, session 57), --no-second-look reads the first look's boxes alone.
+(--find-top, session 55's flag, is the default now); --second-look has the detector look at crowded chip boxes a
+second time at the frame's own pixels and give the box it finds there as each one's second box, the recogniser keeping
+the surer count of the two (`OnnxDetectorConfig.refine_native_px` 90, session 57; off by default: from video it lost
+an alert and made a false one).
 Where the camera's height is assumed
 (`homography` and the detector's boxes), a frame's stacks are read together and tell it
 (`ChipRecogniser.read_frame`); --per-box reads each stack over all heights alike (session 6).
@@ -426,6 +427,9 @@ def score_repeatability(tally: Tally, key: str, image: np.ndarray, recogniser: C
                           first[i].count_confidence >= level)
 
 
+SECOND_LOOK_PX = 90.0  # --second-look: the median crowded chip box's length at the second look (px)
+
+
 def parse_frame_size(text: str) -> tuple[int, int] | None:
     """``"mixed"`` (None: drawn per frame as the renderer draws it) or ``"WxH"``."""
     return None if text == "mixed" else parse_size(text)
@@ -475,8 +479,9 @@ def main() -> int:
     top_disc.add_argument("--no-find-top", action="store_true",
                           help="detector boxes cut across their top disc read as they are (`ChipRecogniser.find_top` "
                           "off)")
-    parser.add_argument("--no-second-look", action="store_true",
-                        help="no second finer look at crowded chip boxes (`OnnxDetectorConfig.refine_native_px` None)")
+    parser.add_argument("--second-look", action="store_true",
+                        help="a second finer look at crowded chip boxes, at the frame's own pixels "
+                        "(`OnnxDetectorConfig.refine_native_px` 90; off by default)")
     parser.add_argument("--per-box", action="store_true",
                         help="read each stack alone (an assumed camera height not told by the frame's stacks)")
     parser.add_argument("--flat-prior", action="store_true",
@@ -490,7 +495,7 @@ def main() -> int:
         from floorman.vision.detect_cli import default_model
 
         detector = create_detector(OnnxDetectorConfig(model=args.model or default_model(),
-                                                      **({"refine_native_px": None} if args.no_second_look else {})))
+                                                      refine_native_px=SECOND_LOOK_PX if args.second_look else None))
     tally = Tally()
     timing = Timing()
     started = time.perf_counter()

@@ -35,8 +35,9 @@
   TOP_*; held-out 3840x2160 seats 50104 count exact 81.5 -> 83.0 %; on since session 56, once the derivation no
   longer took a bet zone misread while the dealer gathers for a push: before, from video a right re-read it made had
   left two false C1 and a lost A8). Where the detector's second finer look (at the frame's own pixels:
-  `OnnxDetectorConfig.refine_native_px`) boxed a crowded stack otherwise, both boxes are read and the surer count
-  kept (`evidence(..., alternative=)`; session 57: held-out 3840x2160 seats 50104 count exact 83.0 -> 85.7 %).
+  `OnnxDetectorConfig.refine_native_px`, off by default) boxed a crowded stack otherwise, both boxes are read and the
+  surer count kept (`evidence(..., alternative=)`; session 57: held-out 3840x2160 seats 50104 count exact 83.0 ->
+  85.7 %, but from video an alert lost and a false one made: not on by default).
 - Top chip (colour): the top disc is sampled on a polar grid in its own plane; its pixels fall into body and
   edge-spot colours, matched to the chip set under an estimated light (`chips_colour.match_top`), with the
   spot count from the rim's angular pattern as a further cue. An unsure match is tried again a pixel off the

@@ -95,7 +95,7 @@ class OnnxDetectorConfig(BaseModel):
                                       "looked at again, touching stacks' boxes gained 10-17 points count exact.")
     refine_iou: float = Field(default=0.6, gt=0.0, le=1.0, description="A box found again replaces the "
                               "pyramid's box when their IoU is at least this.")
-    refine_native_px: float | None = Field(default=90.0, gt=0.0, description="A second finer look over the same "
+    refine_native_px: float | None = Field(default=None, gt=0.0, description="A second finer look over the same "
                                            "boxes, the frame resized so that their median box is this long (at "
                                            "most refine_max_scale: at 3840x2160 the frame's own pixels): the box "
                                            "found there, where it differs from the first look's by more than a "
@@ -104,7 +104,9 @@ class OnnxDetectorConfig(BaseModel):
                                            "surer count. None: no second look. Session 57: a stack boxed round its "
                                            "top disc alone at the first look is boxed whole at the frame's own "
                                            "pixels, and another the other way round; held-out seats (50104, "
-                                           "camera height given) count exact 83.0 -> 85.7 %.")
+                                           "camera height given) count exact 83.0 -> 85.7 % at 90; but from "
+                                           "video tilted_pair's D2 lost and a false D3 in pair4k, so off (None) "
+                                           "by default.")
 
 
 DetectorConfig = Annotated[OnnxDetectorConfig, Field(discriminator="type")]
