@@ -469,11 +469,10 @@ class ChipRecogniser:
         found = self._evidence(image, box)
         if alternative is None or found.log_likelihood is None or not self.detector_boxes:
             return found
-        other = self._evidence(image, alternative)
-        if other.log_likelihood is None or self._sureness(other.log_likelihood) <= self._sureness(found.log_likelihood):
-            return found
-        logger.debug("chip box %s read from its second box %s: its count is surer", box, alternative)
-        return other
+        chosen = self._surer(found, self._evidence(image, alternative))
+        if chosen is not found:
+            logger.debug("chip box %s read from its second box %s: its count is surer", box, alternative)
+        return chosen
 
     def _evidence(self, image: Image, box: Box) -> StackEvidence:
         """`evidence` of one box."""
@@ -573,11 +572,16 @@ class ChipRecogniser:
                               max_count=self.max_count)
         if longer == found.box:
             return found
-        other = self._geometric_evidence(image, longer)
-        if other.log_likelihood is None or self._sureness(other.log_likelihood) <= self._sureness(found.log_likelihood):
+        chosen = self._surer(found, self._geometric_evidence(image, longer))
+        if chosen is not found:
+            logger.debug("chip box %s run on to %s: its side goes on past its base end", found.box, longer)
+        return chosen
+
+    def _surer(self, found: StackEvidence, other: StackEvidence) -> StackEvidence:
+        """`other` where its count is surer than `found`'s (`_sureness`), else `found` (which has evidence)."""
+        if other.log_likelihood is None or found.log_likelihood is None:
             return found
-        logger.debug("chip box %s run on to %s: its side goes on past its base end", found.box, longer)
-        return other
+        return other if self._sureness(other.log_likelihood) > self._sureness(found.log_likelihood) else found
 
     def _sureness(self, log_likelihood: FloatArray) -> float:
         """The likeliest count's posterior, the camera models weighed equally."""
