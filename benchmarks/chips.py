@@ -3,7 +3,7 @@ detector's boxes.
 
     .venv/bin/python benchmarks/chips.py [--frames 60] [--seed 93001] [--size 1280x720|mixed] [--model M]
                                          [--no-detector] [--no-refine] [--no-extend] [--no-jitter] [--no-find-top]
-                                         [--second-look]
+                                         [--second-look] [--refine-model M]
                                          [--flat-prior]
                                          [--per-box] [--chipset CHIPSET.yaml] [--repeat] [--scene random|seats]
 
@@ -50,7 +50,8 @@ once; a detector box cut across its stack's top disc is run on up the stack's ax
 (--find-top, session 55's flag, is the default now); --second-look has the detector look at crowded chip boxes a
 second time at the frame's own pixels and give the box it finds there as each one's second box, the recogniser keeping
 the surer count of the two (`OnnxDetectorConfig.refine_native_px` 90, session 57; off by default: from video it lost
-an alert and made a false one).
+an alert and made a false one); --refine-model M has another ONNX detector take the finer looks
+(`OnnxDetectorConfig.refine_model`, session 58: one fine-tuned on those looks' windows, not shipped).
 Where the camera's height is assumed
 (`homography` and the detector's boxes), a frame's stacks are read together and tell it
 (`ChipRecogniser.read_frame`); --per-box reads each stack over all heights alike (session 6).
@@ -482,6 +483,9 @@ def main() -> int:
     parser.add_argument("--second-look", action="store_true",
                         help="a second finer look at crowded chip boxes, at the frame's own pixels "
                         "(`OnnxDetectorConfig.refine_native_px` 90; off by default)")
+    parser.add_argument("--refine-model", type=Path, default=None,
+                        help="ONNX detector that takes the finer looks at crowded chips "
+                        "(`OnnxDetectorConfig.refine_model`)")
     parser.add_argument("--per-box", action="store_true",
                         help="read each stack alone (an assumed camera height not told by the frame's stacks)")
     parser.add_argument("--flat-prior", action="store_true",
@@ -495,7 +499,8 @@ def main() -> int:
         from floorman.vision.detect_cli import default_model
 
         detector = create_detector(OnnxDetectorConfig(model=args.model or default_model(),
-                                                      refine_native_px=SECOND_LOOK_PX if args.second_look else None))
+                                                      refine_native_px=SECOND_LOOK_PX if args.second_look else None,
+                                                      refine_model=args.refine_model))
     tally = Tally()
     timing = Timing()
     started = time.perf_counter()

@@ -39,7 +39,8 @@ def yolo_output(rows: list[tuple[float, float, float, float, int, float]], *, an
     return out
 
 
-def constant_model(path: Path, output: np.ndarray, *, imgsz: int, levels: tuple[int, ...] = ()) -> Path:
+def constant_model(path: Path, output: np.ndarray, *, imgsz: int, levels: tuple[int, ...] = (),
+                   names: dict[int, str] = NAMES) -> Path:
     """An ONNX 'detector' that ignores its input and always returns `output`, with Ultralytics metadata."""
     onnx = pytest.importorskip("onnx")
     from onnx import TensorProto, helper, numpy_helper
@@ -50,7 +51,7 @@ def constant_model(path: Path, output: np.ndarray, *, imgsz: int, levels: tuple[
                               [result], initializer=[numpy_helper.from_array(output, "pred")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 9
-    for key, value in {"names": str(NAMES), "imgsz": str([imgsz, imgsz]),
+    for key, value in {"names": str(names), "imgsz": str([imgsz, imgsz]),
                        "floorman_levels": ",".join(str(level) for level in levels)}.items():
         model.metadata_props.add(key=key, value=value)
     onnx.save(model, str(path))
@@ -272,6 +273,30 @@ def test_a_second_finer_look_gives_its_box_as_the_objects_second_box(tmp_path: P
     cards = OnnxDetector(config.model_copy(update={"model": none})).detect(frame)
     assert len(cards) == 4 and np.isnan(cards.data[ALTERNATIVE_BOX]).all()
     assert len(Detections.merge([found, cards])) == 8
+
+
+def test_a_refine_model_takes_the_finer_looks_in_windows_of_its_own_input(tmp_path: Path) -> None:
+    # As test_small_chip_boxes_are_found_again_at_a_finer_scale (the pyramid's box 64 frame px, the finer look's
+    # scale 0.4375), the finer look taken by another model: input 32, its constant chip 8..24 of every window, so
+    # its windows span 32 / 0.4375 frame px and its box is 16 / 0.4375 = 36.6 px, centred on the pyramid's box.
+    model = constant_model(tmp_path / "t.onnx", yolo_output([(32, 32, 16, 16, 2, 0.8)]), imgsz=64, levels=(128,))
+    refine = constant_model(tmp_path / "r.onnx", yolo_output([(16, 16, 16, 16, 2, 0.8)]), imgsz=32)
+    frame = np.zeros((512, 512, 3), dtype=np.uint8)
+    config = OnnxDetectorConfig(model=model, overlap=0.0, refine_iou=0.3, refine_near=None, refine_px=28.0)
+    coarse = OnnxDetector(config.model_copy(update={"refine_classes": ()})).detect(frame)
+    fine = OnnxDetector(config.model_copy(update={"refine_model": refine})).detect(frame)
+    assert len(fine) == 4
+    np.testing.assert_allclose(fine.xyxy[:, 2] - fine.xyxy[:, 0], 16 / 0.4375, atol=0.2)
+    np.testing.assert_allclose((fine.xyxy[:, :2] + fine.xyxy[:, 2:]) / 2, (coarse.xyxy[:, :2] + coarse.xyxy[:, 2:]) / 2,
+                               atol=1.5)
+    # Its own box, not the detector's: a refine model whose box is a quarter of its input gives that box.
+    quarter = constant_model(tmp_path / "q.onnx", yolo_output([(16, 16, 8, 8, 2, 0.8)]), imgsz=32)
+    small = OnnxDetector(config.model_copy(update={"refine_model": quarter, "refine_iou": 0.05})).detect(frame)
+    np.testing.assert_allclose(small.xyxy[:, 2] - small.xyxy[:, 0], 8 / 0.4375, atol=0.2)
+    other = constant_model(tmp_path / "o.onnx", yolo_output([(16, 16, 16, 16, 2, 0.8)]), imgsz=32,
+                           names={0: "card", 1: "back", 2: "chip", 3: "button", 4: "hand"})
+    with pytest.raises(ConfigError, match=r"o\.onnx: field 'refine_model': expected the classes of .*t\.onnx"):
+        OnnxDetector(config.model_copy(update={"refine_model": other}))
 
 
 def test_detector_modules_import_neither_torch_nor_ultralytics() -> None:

@@ -107,6 +107,10 @@ class OnnxDetectorConfig(BaseModel):
                                            "camera height given) count exact 83.0 -> 85.7 % at 90; but from "
                                            "video tilted_pair's D2 lost and a false D3 in pair4k, so off (None) "
                                            "by default.")
+    refine_model: Path | None = Field(default=None, description="ONNX file (the same classes as `model`) that "
+                                      "takes the finer looks at crowded boxes (refine_px, refine_native_px) "
+                                      "instead of `model`: a detector fine-tuned on windows at that scale. None: "
+                                      "`model` looks again itself.")
 
 
 DetectorConfig = Annotated[OnnxDetectorConfig, Field(discriminator="type")]
@@ -263,6 +267,13 @@ class OnnxDetector:
                                         dtype=np.int64)
         self.refine_ids = np.asarray([i for i, name in self.names.items() if name in config.refine_classes],
                                      dtype=np.int64)
+        self.refiner = self
+        if config.refine_model is not None:
+            self.refiner = OnnxDetector(config.model_copy(update={"model": config.refine_model, "imgsz": None,
+                                                                  "levels": (), "refine_model": None}))
+            if self.refiner.names != self.names:
+                raise ConfigError(f"expected the classes of {config.model} ({self.names}), got "
+                                  f"{self.refiner.names}", source=str(config.refine_model), field="refine_model")
         logger.debug("detector %s: imgsz %d, levels %s, %d threads", config.model, self.imgsz, self.levels,
                      config.threads)
 
@@ -386,14 +397,14 @@ class OnnxDetector:
         refine_iou), in frame pixels."""
         height, width = frame.shape[:2]
         result: dict[int, FloatArray] = {}
-        for window, members in cover_windows(box, span=self.imgsz / scale, width=width, height=height,
+        for window, members in cover_windows(box, span=self.refiner.imgsz / scale, width=width, height=height,
                                              margin=EDGE_PX / scale):
             x0, y0, x1, y1 = window
             crop = frame[y0:y1, x0:x1]
             size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
             scaled = np.asarray(cv2.resize(crop, size, interpolation=cv2.INTER_AREA if scale < 1 else
                                            cv2.INTER_LINEAR), dtype=np.uint8)
-            again = nms(self.infer(scaled), iou=self.config.iou)
+            again = nms(self.refiner.infer(scaled), iou=self.config.iou)
             again_box = again.xyxy / np.float32(scale) + np.array([x0, y0, x0, y0], dtype=np.float32)
             for member in members:
                 same = np.flatnonzero(again.class_id == found.class_id[ids[member]])
