@@ -30,7 +30,8 @@ Metrics, on chips at least --min-visible visible:
   zone the rules accuse on is made of, and how often such a stack is exact;
 - top denomination without a calibration (the box alone: no count, no position);
 - zone value exact: per frame and zone (stack_<s>, bet_<s>, pot) holding chips in truth or prediction, the
-  value of all visible chip objects there (TableStateBuilder's zone_values) against the truth; also over the
+  value of all visible chip objects there (TableStateBuilder's zone_values) against the truth; also over the zones
+  seen whole (every stack at least --min-visible in sight: none under a hand or a card or cut by the frame), over the
   zones whose stacks all have count confidence >= 0.5, and over the zones the edge trusts (every stack's count
   and values >= 0.5: `derive_chips`' sureness), and over the zones sure enough for the rules to accuse on (the
   same, >= 0.8: `ledger_min_confidence`) among those seen whole (every stack at least --min-visible in sight) where a
@@ -176,6 +177,7 @@ def score_zones(tally: Tally, key: str, truth: dict[str, int], state: TableState
             tally.add(f"{key} zone value exact, trusted by the edge", right)
         if zone in partly:
             continue
+        tally.add(f"{key} zone value exact, seen whole", right)
         if zone not in sure:  # no stack read there: nothing to accuse on, but chips may have been missed
             tally.add(f"{key} zones seen whole read empty, holding chips (share)", truth.get(zone, 0) > 0)
             continue
@@ -438,7 +440,8 @@ def parse_frame_size(text: str) -> tuple[int, int] | None:
 
 def grouped(key: str) -> bool:
     """Whether a figure is also printed per frame-size group: counts, zone values, the counts the rules accuse on."""
-    return key.endswith((": count exact", ": zone value exact", "count exact, touching", "count exact, alone",
+    return key.endswith((": count exact", ": zone value exact", ": zone value exact, seen whole",
+                         "count exact, touching", "count exact, alone",
                          f"count exact, confidence {ACCUSED:.1f}-1.0",
                          f"count confidence >= {ACCUSED} (share)"))
 
