@@ -23,9 +23,11 @@ from floorman.vision.detect_cli import (
     format_text,
     frames,
     read_cards,
+    read_frame,
     read_image,
     register,
     report,
+    zone_values,
 )
 from floorman.vision.detections import Detections
 from floorman.vision.table_state import _hand_point, table_camera
@@ -435,3 +437,76 @@ def test_a_folder_the_command_cannot_make_is_named(tmp_path: Path, capsys: pytes
     assert main(["datasets", "render", "--count", "1", "--seed", "1", "--out", str(blocked / "set")]) == 2
     error = capsys.readouterr().err
     assert error.startswith(f"floorman: error: {blocked / 'set'}") and "Traceback" not in error
+
+
+class _StubDetector:
+    """The given detections for every frame."""
+
+    def __init__(self, detections: Detections) -> None:
+        self.detections = detections
+        self.names = {0: "card_face", 1: "card_back", 2: "chip", 3: "dealer_button", 4: "hand"}
+
+    def detect(self, frame: np.ndarray) -> Detections:  # noqa: ARG002 (the detector's signature)
+        return self.detections
+
+
+class _StubRecogniser:
+    """The given readings, one per chip box in order, with the default chip set and no camera of its own."""
+
+    camera = None
+    chipset = ChipSet.default()
+
+    def __init__(self, readings: list[ChipReading]) -> None:
+        self.readings = readings
+
+    def evidence(self, image: np.ndarray, box: tuple[float, ...], *,  # noqa: ARG002 (the recogniser's signature)
+                 alternative: object = None) -> object:  # noqa: ARG002
+        return box
+
+    def read_evidence(self, image: np.ndarray, evidence: list[object], *,  # noqa: ARG002 (the recogniser's signature)
+                      previous: object = None) -> list[ChipReading]:  # noqa: ARG002
+        assert len(evidence) == len(self.readings)
+        return self.readings
+
+
+def test_with_a_calibration_a_stack_boxed_twice_counts_once_and_zone_values_are_given() -> None:
+    # clean_hand_02 at 1280x720, frame 100: a box over a lone 5000 and the stack beside it read 10 x 5000 (the
+    # detector 0.47 sure) besides the 5000's own box (0.67): per colour 11 blue chips for 1. With a calibration, a box
+    # whose stack's foot lies within half a chip's diameter of a surer box's is one stack boxed twice (as the edge's
+    # table state drops it): marked, and left out of the totals and of the zone values.
+    layout = TableLayout.bundled("oval9")
+    pairs = [PointPair(pixel=(u, v), table_mm=(10 * u - 640, 320 - 10 * v)) for u, v in
+             ((0, 0), (128, 0), (128, 64), (0, 64))]
+    calibration = calibrate_from_points(pairs, layout=layout, image_size=(128, 64))
+    boxes = [(60.0, 30.0, 64.0, 34.0), (59.0, 28.0, 66.0, 34.0), (20.0, 30.0, 24.0, 34.0)]
+    detections = Detections(xyxy=np.array(boxes, np.float32), confidence=np.array([0.67, 0.47, 0.9], np.float32),
+                            class_id=np.full(3, 2, np.int64))
+    feet = [(-200.0, -100.0), (-191.0, -88.0), (-700.0, 500.0)]  # the pot, 15 mm from it (under 19.5), stack_4
+    readings = [ChipReading(denominations=(5000,), confidence=0.81, count_confidence=0.49, base_mm=feet[0]),
+                ChipReading(denominations=(5000,) * 10, confidence=0.27, count_confidence=0.09, base_mm=feet[1]),
+                ChipReading(denominations=(100,) * 4, confidence=0.9, count_confidence=0.9, base_mm=feet[2])]
+    image = np.full((64, 128, 3), 90, np.uint8)
+    result, seen = read_frame(image, detector=_StubDetector(detections),  # type: ignore[arg-type]
+                              recogniser=_StubRecogniser(readings),  # type: ignore[arg-type]
+                              source="f.png", placement=(layout, calibration))
+    assert [o.boxed_twice for o in result.objects] == [False, True, False]
+    assert {t.value: t.chips for t in result.chip_totals} == {5000: 1, 100: 4}
+    zones = [o.zone for o in result.objects]
+    assert result.zone_values == zone_values({0: readings[0], 2: readings[2]}, zones)
+    assert result.zone_values == {"pot": 5000, "stack_4": 400}
+    assert len(seen) == 3  # every box's reading is kept for the next video frame
+    text = format_text(result)
+    assert text.count("(a stack boxed twice: not counted)") == 1 and "5K (blue) x 1" in text
+    assert "  zone values: " + ", ".join(f"{z} {v}" for z, v in result.zone_values.items()) in text
+    # Without a calibration nothing is placed: every box counts, no zone values.
+    plain, _ = read_frame(image, detector=_StubDetector(detections),  # type: ignore[arg-type]
+                          recogniser=_StubRecogniser(readings), source="f.png")  # type: ignore[arg-type]
+    assert not any(o.boxed_twice for o in plain.objects) and plain.zone_values == {}
+
+
+def test_zone_values_sum_each_zones_chips_sorted_by_zone() -> None:
+    chips = {0: ChipReading(denominations=(100, 500), confidence=1.0, count_confidence=1.0),
+             2: ChipReading(denominations=(25,) * 4, confidence=1.0, count_confidence=1.0),
+             3: ChipReading(denominations=(1000,), confidence=1.0, count_confidence=1.0),
+             4: ChipReading(denominations=(5000,), confidence=1.0, count_confidence=1.0)}
+    assert zone_values(chips, ["stack_3", "card", "pot", "stack_3", None]) == {"pot": 100, "stack_3": 1600}

@@ -16,7 +16,7 @@ from floorman.vision.chips import ChipReading, ChipRecogniser, StackEvidence
 from floorman.vision.chips_geometry import BOX_SIGMA_PX
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Image
-from floorman.vision.table_state import CardIdentity, TableStateBuilder, one_box_per_stack
+from floorman.vision.table_state import CardIdentity, TableStateBuilder, boxed_twice, one_box_per_stack
 from floorman.vision.tracking import TableTracker
 from tests.vision.test_chips import CHIPSET
 
@@ -132,6 +132,7 @@ def test_a_box_round_a_tall_stacks_top_beside_one_round_the_whole_stack_is_one_s
     }
     kept, by_index = one_box_per_stack(detections, readings, apart_mm=0.5 * CHIPSET.diameter_mm)
     assert len(kept) == 2 and sorted(len(r.denominations) for r in by_index.values()) == [9, 19]
+    assert boxed_twice(detections, readings, apart_mm=0.5 * CHIPSET.diameter_mm) == {1}
     # without their tops seen, feet 31 mm apart are two stacks (as before)
     unseen = {i: replace(r, top_px=None) for i, r in readings.items()}
     assert len(one_box_per_stack(detections, unseen, apart_mm=0.5 * CHIPSET.diameter_mm)[0]) == 3

@@ -33,7 +33,14 @@ from floorman.vision.cli import load_layout, output_folder, write_image
 from floorman.vision.detections import Detections, alternative_box, border_cuts
 from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, create_detector, parse_levels
 from floorman.vision.straight_down import read_straight_down
-from floorman.vision.table_state import placed_on_table, recognise_card_reader, same_place_readings, table_camera
+from floorman.vision.table_state import (
+    ONE_STACK_SHARE,
+    boxed_twice,
+    placed_on_table,
+    recognise_card_reader,
+    same_place_readings,
+    table_camera,
+)
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"})
@@ -59,6 +66,9 @@ class DetectedObject(BaseModel):
     chips: tuple[int, ...] | None = Field(default=None, description="Chip values bottom to top, for chip objects.")
     count: int | None = Field(default=None, description="Chips in the stack, for chip objects.")
     count_confidence: float | None = Field(default=None, description="Confidence of the count, 0..1.")
+    boxed_twice: bool = Field(default=False, description="With a calibration: a chip box on a stack another chip "
+                              "box holds (one stack boxed twice, as the edge's table state drops it), not counted in "
+                              "chip_totals or zone_values.")
 
 
 class ChipTotal(BaseModel):
@@ -85,6 +95,9 @@ class FrameReport(BaseModel):
     chip_totals: list[ChipTotal] = Field(default_factory=list, description="Chips counted per denomination "
                                          "(colour), highest value first; without a calibration, boxes too long to "
                                          "be a chip lying flat (a rack's row) are left out.")
+    zone_values: dict[str, int] = Field(default_factory=dict, description="With a calibration: the chips' value "
+                                        "per layout zone holding chips (each stack counted once), as the edge's "
+                                        "table state sums them.")
 
 
 COLOUR_WORDS = {"white": (235, 235, 230), "grey": (128, 128, 128), "black": (25, 25, 28), "red": (190, 30, 40),
@@ -353,7 +366,10 @@ def read_chips(image: Image, detections: Detections, *, names: dict[int, str], r
 
 def report(detections: Detections, *, names: dict[int, str], source: str, frame: int | None,
            image_size: tuple[int, int], zones: list[str | None] | None = None,
-           identities: list[Identity] | None = None, chips: dict[int, ChipReading] | None = None) -> FrameReport:
+           identities: list[Identity] | None = None, chips: dict[int, ChipReading] | None = None,
+           twice: set[int] | frozenset[int] = frozenset()) -> FrameReport:
+    """The frame's report: every detection, with its card identity or chip reading, table position and zone;
+    `twice`: the chip boxes on a stack another box holds (`table_state.boxed_twice`)."""
     objects = []
     for i in range(len(detections)):
         identity, identity_confidence = (None, None) if identities is None else identities[i]
@@ -368,7 +384,8 @@ def report(detections: Detections, *, names: dict[int, str], source: str, frame:
             confidence=round(float(detections.confidence[i]), 4), box=(x1, y1, x2, y2), table_mm=table,
             zone=None if zones is None else zones[i], identity=identity, identity_confidence=identity_confidence,
             chips=None if reading is None else reading.denominations, count=None if reading is None else reading.count,
-            count_confidence=None if reading is None else round(reading.count_confidence, 3)))
+            count_confidence=None if reading is None else round(reading.count_confidence, 3),
+            boxed_twice=i in twice))
     return FrameReport(source=source, frame=frame, width=image_size[0], height=image_size[1], objects=objects)
 
 
@@ -385,10 +402,14 @@ def format_text(result: FrameReport) -> str:
                      f"count {obj.count_confidence or 0.0:.2f})")
         if obj.table_mm is not None:
             line += f"  table ({obj.table_mm[0]:.0f}, {obj.table_mm[1]:.0f}) mm  zone {obj.zone or '-'}"
+        if obj.boxed_twice:
+            line += "  (a stack boxed twice: not counted)"
         lines.append(line)
     if result.chip_totals:
         lines.append("  chips by denomination: " + ", ".join(
             f"{t.name} ({t.colour_name}) x {t.chips}" for t in result.chip_totals))
+    if result.zone_values:
+        lines.append("  zone values: " + ", ".join(f"{zone} {value}" for zone, value in result.zone_values.items()))
     return "\n".join(lines) + "\n"
 
 
@@ -478,6 +499,7 @@ def read_frame(image: Image, *, detector: Detector, recogniser: ChipRecogniser, 
                        straight_down=straight_down, camera_height_mm=camera_height_mm)
     seen = [(_box_of(detections, i), reading) for i, reading in chips.items()]
     zones = None
+    twice: set[int] = set()
     if placement is not None:
         layout, calibration = placement
         camera = recogniser.camera or table_camera(calibration, camera_height_mm=camera_height_mm)
@@ -485,13 +507,29 @@ def read_frame(image: Image, *, detector: Detector, recogniser: ChipRecogniser, 
         detections = placed_on_table(detections, chips, calibration=calibration, camera=camera, hand_class=hand_class)
         zones = layout.zone_names_at(detections.xy_mm.astype(np.float64)) \
             if len(detections) and detections.xy_mm is not None else []
+        twice = boxed_twice(detections, chips, apart_mm=ONE_STACK_SHARE * recogniser.chipset.diameter_mm)
     result = report(detections, names=detector.names, source=source, frame=frame_index,
                     image_size=(image.shape[1], image.shape[0]), zones=zones,
                     identities=read_cards(image, detections, names=detector.names,
                                           pixels_to_mm=None if placement is None else placement[1].pixels_to_mm),
-                    chips=chips)
-    counted = counted_chips(chips, detections, image_size=(image.shape[1], image.shape[0]), every_box=straight_down)
-    return result.model_copy(update={"chip_totals": chip_totals(counted, recogniser.chipset)}), seen
+                    chips=chips, twice=twice)
+    once = {i: reading for i, reading in chips.items() if i not in twice}
+    counted = counted_chips(once, detections, image_size=(image.shape[1], image.shape[0]), every_box=straight_down)
+    update: dict[str, object] = {"chip_totals": chip_totals(counted, recogniser.chipset)}
+    if zones is not None:
+        update["zone_values"] = zone_values(once, zones)
+    return result.model_copy(update=update), seen
+
+
+def zone_values(chips: dict[int, ChipReading], zones: Sequence[str | None]) -> dict[str, int]:
+    """The chips' value per zone (`zones`: each detection's), for the zones holding chips, sorted by zone name: what
+    the edge's `TableState.zone_values` sums."""
+    values: dict[str, int] = {}
+    for i, reading in chips.items():
+        zone = zones[i]
+        if zone is not None:
+            values[zone] = values.get(zone, 0) + reading.value
+    return dict(sorted(values.items()))
 
 
 def check_calibrated_size(image: Image, calibration: Calibration, *, source: str, path: Path) -> None:

@@ -41,7 +41,7 @@ _SAME_PLACE_IOU = 0.6  # a chip box overlapping one of the previous frame this m
 # detector boxes of 30 frames of mixed sizes (seed 99602): 8 pairs of boxes on one stack among 465 boxes, 4 of them
 # under 16 mm apart; boxes on two chip objects came no closer than 23.8 mm. `benchmarks/chips.py --size mixed --seed
 # 99602 --frames 60`, detector boxes with the height: zone value exact 16.6 -> 16.9 %, the stacks' figures unchanged.
-_ONE_STACK_SHARE = 0.5
+ONE_STACK_SHARE = 0.5
 # ...and so are two whose top discs' centres (where each box's fit saw the rim) lie closer than this share of the
 # narrower box's width: a box round a tall stack's top disc alone beside one round the whole stack puts its foot the
 # missing chips nearer the camera (31 mm: tilted 4K out_of_turn_04, a stack of nineteen 100s read again as 29 from
@@ -145,7 +145,7 @@ class TableStateBuilder:
         readings = self._read_chips(frame_bgr, detections, chip_class)
         detections = self._placed(detections, readings)
         detections, readings = one_box_per_stack(detections, readings,
-                                                 apart_mm=_ONE_STACK_SHARE * self.chips.chipset.diameter_mm)
+                                                 apart_mm=ONE_STACK_SHARE * self.chips.chipset.diameter_mm)
         if self.tracker is not None:
             detections = self.tracker.update(detections)
         zones = self._zones(detections)
@@ -279,10 +279,21 @@ def placed_on_table(detections: Detections, readings: dict[int, ChipReading], *,
 
 def one_box_per_stack(detections: Detections, readings: dict[int, ChipReading], *,
                       apart_mm: float) -> tuple[Detections, dict[int, ChipReading]]:
-    """The detections without the chip boxes on a stack another chip box holds (one stack boxed twice), and the
-    readings by their new indices: of boxes whose top discs' centres lie within `_ONE_TOP_SHARE` of the narrower
-    box's width, the one round the whole stack (`_same_top`); then, of boxes whose stacks' feet lie within `apart_mm`,
-    the detector's surer."""
+    """The detections without the chip boxes on a stack another chip box holds (`boxed_twice`), and the readings by
+    their new indices."""
+    dropped = boxed_twice(detections, readings, apart_mm=apart_mm)
+    if not dropped:
+        return detections, readings
+    keep = [i for i in range(len(detections)) if i not in dropped]
+    logger.debug("%d chip boxes on stacks boxed twice dropped", len(dropped))
+    return detections[keep], {new: readings[old] for new, old in enumerate(keep) if old in readings}
+
+
+def boxed_twice(detections: Detections, readings: dict[int, ChipReading], *, apart_mm: float) -> set[int]:
+    """The indices of the chip boxes on a stack another chip box holds (one stack boxed twice): of boxes whose top
+    discs' centres lie within `_ONE_TOP_SHARE` of the narrower box's width, all but the one round the whole stack
+    (`_same_top`); then, of boxes whose stacks' feet lie within `apart_mm` (`ONE_STACK_SHARE` of a chip's diameter
+    for the edge), all but the detector's surer."""
     dropped = _same_top(detections, readings)
     feet = sorted(((i, r.base_mm) for i, r in readings.items() if r.base_mm is not None and i not in dropped),
                   key=lambda entry: -float(detections.confidence[entry[0]]))
@@ -292,11 +303,7 @@ def one_box_per_stack(detections: Detections, readings: dict[int, ChipReading], 
             dropped.add(i)
         else:
             kept.append((float(foot[0]), float(foot[1])))
-    if not dropped:
-        return detections, readings
-    keep = [i for i in range(len(detections)) if i not in dropped]
-    logger.debug("%d chip boxes on stacks boxed twice dropped", len(dropped))
-    return detections[keep], {new: readings[old] for new, old in enumerate(keep) if old in readings}
+    return dropped
 
 
 def _same_top(detections: Detections, readings: dict[int, ChipReading]) -> set[int]:
