@@ -510,3 +510,25 @@ def test_zone_values_sum_each_zones_chips_sorted_by_zone() -> None:
              3: ChipReading(denominations=(1000,), confidence=1.0, count_confidence=1.0),
              4: ChipReading(denominations=(5000,), confidence=1.0, count_confidence=1.0)}
     assert zone_values(chips, ["stack_3", "card", "pot", "stack_3", None]) == {"pot": 100, "stack_3": 1600}
+
+
+def test_a_views_stack_boxed_twice_is_fused_once() -> None:
+    # `floorman detect --view`: each photo's report, as printed, becomes that camera's table state; a chip box the
+    # report marks as a stack boxed twice is not a second stack there.
+    from floorman.vision.detect_views import view_state
+
+    layout = TableLayout.bundled("oval9")
+    pairs = [PointPair(pixel=(u, v), table_mm=(10 * u - 640, 320 - 10 * v)) for u, v in
+             ((0, 0), (128, 0), (128, 64), (0, 64))]
+    calibration = calibrate_from_points(pairs, layout=layout, image_size=(128, 64))
+    readings = [ChipReading(denominations=(5000,), confidence=0.81, count_confidence=0.49, base_mm=(-200.0, -100.0)),
+                ChipReading(denominations=(5000,) * 10, confidence=0.27, count_confidence=0.09,
+                            base_mm=(-191.0, -88.0))]
+    boxes = [(60.0, 30.0, 64.0, 34.0), (59.0, 28.0, 66.0, 34.0)]
+    detections = Detections(xyxy=np.array(boxes, np.float32), confidence=np.array([0.67, 0.47], np.float32),
+                            class_id=np.full(2, 2, np.int64))
+    result, seen = read_frame(np.full((64, 128, 3), 90, np.uint8), detector=_StubDetector(detections),  # type: ignore[arg-type]
+                              recogniser=_StubRecogniser(readings),  # type: ignore[arg-type]
+                              source="a.png", placement=(layout, calibration))
+    state = view_state(result, seen, calibration=calibration, layout=layout, camera_id="a.png")
+    assert [s.denominations for s in state.chips] == [(5000,)] and state.zone_values() == {"pot": 5000}

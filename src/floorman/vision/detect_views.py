@@ -134,13 +134,16 @@ def view_state(report: FrameReport, readings: Sequence[tuple[Box, ChipReading]],
                layout: TableLayout, camera_id: str) -> TableState:
     """One camera's cards and chip stacks as a `TableState` (what `fuse_states` joins): stacks at their feet, with
     their readings (`read_frame`'s, in the order of the report's chip objects that were read), cards at their box's
-    centre on the table (the report's `table_mm` is the box's bottom centre: another camera sees another edge)."""
+    centre on the table (the report's `table_mm` is the box's bottom centre: another camera sees another edge). A
+    chip box on a stack another box holds (`DetectedObject.boxed_twice`) is left out, as the view's totals leave it."""
     pending = iter(readings)
     chips: list[SeenChips] = []
     cards: list[SeenCard] = []
     for obj in report.objects:
         if obj.class_name == "chip" and obj.chips is not None:
             _, reading = next(pending)
+            if obj.boxed_twice:
+                continue
             chips.append(seen_stack(reading, box=obj.box, confidence=obj.confidence, position_mm=obj.table_mm,
                                     zone=obj.zone, calibration=calibration))
         elif obj.class_name in ("card_face", "card_back"):
