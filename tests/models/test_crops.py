@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import yaml
 
-from floorman.core.errors import ConfigError
+from floorman.core.errors import ConfigError, FloormanError
 from floorman.models.crops import (
     Balance,
     CropSpec,
@@ -68,6 +68,17 @@ def test_crop_dataset_writes_windows_of_every_level(tmp_path: Path) -> None:
     assert all((labels / f"{p.stem}.txt").is_file() for p in images)
     with pytest.raises(ValueError, match="expected pyramid levels of at least 32 px"):
         CropSpec(levels=(), window=160)
+
+
+def test_a_window_opencv_cannot_write_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # OpenCV tells a failed write (a full disk) by its return value only: training on the windows that were written
+    # would silently leave the rest out.
+    import cv2
+
+    source = make_toy_dataset(tmp_path / "toy", count=1, size=(320, 240))
+    monkeypatch.setattr(cv2, "imwrite", lambda *_args, **_kwargs: False)
+    with pytest.raises(FloormanError, match=r"windows/images/train/.*\.jpg: could not write the training window"):
+        crop_dataset(source, tmp_path / "windows", spec=CropSpec(levels=(160,), window=160))
 
 
 def test_crop_dataset_output_does_not_depend_on_workers(tmp_path: Path) -> None:

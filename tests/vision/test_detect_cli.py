@@ -15,6 +15,7 @@ from floorman.core.errors import CameraError, ConfigError
 from floorman.core.layout import TableLayout
 from floorman.vision.calibration import PointPair, calibrate_from_points
 from floorman.vision.chips import ChipReading
+from floorman.vision.cli import read_image
 from floorman.vision.detect_cli import (
     FrameReport,
     chip_totals,
@@ -24,7 +25,6 @@ from floorman.vision.detect_cli import (
     frames,
     read_cards,
     read_frame,
-    read_image,
     register,
     report,
     zone_values,

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 import yaml
 
-from floorman.core.errors import ConfigError
+from floorman.core.errors import ConfigError, FloormanError
 from floorman.core.geometry import tile_origins
 
 logger = logging.getLogger(__name__)
@@ -146,8 +146,10 @@ def _crop_image(image_path: Path, label_path: Path, *, spec: CropSpec, out_image
             if not lines and (len(windows) == 1 or index % spec.empty_every != 0):
                 continue
             stem = f"{image_path.stem}_{level}_{window[0]}_{window[1]}"
-            cv2.imwrite(str(out_images / f"{stem}.jpg"), scaled[window[1]:window[3], window[0]:window[2]],
-                        [cv2.IMWRITE_JPEG_QUALITY, 95])
+            path = out_images / f"{stem}.jpg"
+            if not cv2.imwrite(str(path), scaled[window[1]:window[3], window[0]:window[2]],
+                               [cv2.IMWRITE_JPEG_QUALITY, 95]):  # OpenCV says so by its return value only
+                raise FloormanError(f"{path}: could not write the training window (a full disk?)")
             (out_labels / f"{stem}.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
             written += 1
     return written

@@ -35,7 +35,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    from floorman.vision.detect_cli import default_model, read_image
+    from floorman.vision.cli import read_image
+    from floorman.vision.detect_cli import default_model
     from floorman.vision.detector import OnnxDetectorConfig, create_detector
 
     chipset = ChipSet.load(args.chipset) if args.chipset is not None else ChipSet.default()

@@ -9,6 +9,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from floorman.core.errors import CameraError, ConfigError, FloormanError
 from floorman.core.layout import TableLayout, bundled_layout_names
@@ -76,19 +77,21 @@ def write_image(path: Path, image: np.ndarray[Any, Any]) -> None:
         raise FloormanError(f"{path}: could not write the image (a folder that takes no files, or a full disk)")
 
 
-def _read_image(path: str) -> np.ndarray[Any, Any]:
-    if not Path(path).is_file():
+def read_image(path: Path) -> npt.NDArray[np.uint8]:
+    """The image as it is shown: a phone photo's EXIF orientation applied (OpenCV does), so boxes labelled in a
+    photo viewer are in its pixels; CameraError naming the file where there is none or it is no image."""
+    if not path.is_file():
         raise CameraError(f"{path}: image file not found")
-    image = cv2.imread(path, cv2.IMREAD_COLOR)
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise CameraError(f"{path}: not a readable image")
-    return np.asarray(image)
+    return np.asarray(image, dtype=np.uint8)
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
     lens = check_camera_height(args.camera_height, field="--camera-height")
     layout = load_layout(args.layout)
-    image = _read_image(args.image)
+    image = read_image(Path(args.image))
     height, width = image.shape[:2]
     calibration: Calibration
     if args.points:

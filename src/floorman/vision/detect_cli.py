@@ -29,7 +29,7 @@ from floorman.vision.calibration import Calibration, check_camera_height, load_c
 from floorman.vision.cards_cnn import CardClassifier
 from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.chips_geometry import Box
-from floorman.vision.cli import load_layout, output_folder, write_image
+from floorman.vision.cli import load_layout, output_folder, read_image, write_image
 from floorman.vision.detections import Detections, alternative_box, border_cuts
 from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, create_detector, parse_levels
 from floorman.vision.straight_down import read_straight_down
@@ -286,15 +286,6 @@ def frames(source: Path, *, every: int = 1, max_frames: int | None = None) -> It
         yield from _video_frames(source, every=every, max_frames=max_frames)
     else:
         yield str(source), None, read_image(source)
-
-
-def read_image(path: Path) -> Image:
-    """The image as it is shown: a phone photo's EXIF orientation applied (OpenCV does), so boxes labelled in a
-    photo viewer are in its pixels."""
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if image is None:
-        raise CameraError(f"{path}: not a readable image")
-    return np.asarray(image, dtype=np.uint8)
 
 
 def _video_frames(path: Path, *, every: int, max_frames: int | None) -> Iterator[tuple[str, int | None, Image]]:

@@ -22,7 +22,7 @@ from floorman.core.table_state import SeenCard, SeenChips, TableState
 from floorman.vision.calibration import Calibration, load_calibration
 from floorman.vision.chips import ChipReading, ChipRecogniser
 from floorman.vision.chips_geometry import Box
-from floorman.vision.cli import write_image
+from floorman.vision.cli import read_image, write_image
 from floorman.vision.detect_cli import (
     FrameReport,
     annotate,
@@ -30,7 +30,6 @@ from floorman.vision.detect_cli import (
     chip_text,
     format_text,
     read_frame,
-    read_image,
 )
 from floorman.vision.detector import Detector
 from floorman.vision.fusion import Eye, fuse_states

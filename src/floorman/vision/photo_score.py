@@ -30,6 +30,7 @@ from floorman.core.chips import ChipSet
 from floorman.core.errors import ConfigError
 from floorman.vision import photo_labels
 from floorman.vision.chips import ChipRecogniser
+from floorman.vision.cli import read_image
 from floorman.vision.detect_cli import (
     FrameReport,
     add_straight_down_argument,
@@ -37,7 +38,6 @@ from floorman.vision.detect_cli import (
     default_model,
     frames,
     read_frame,
-    read_image,
 )
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Detector, OnnxDetectorConfig, create_detector
