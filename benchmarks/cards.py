@@ -36,6 +36,7 @@ import argparse
 import json
 import sys
 import time
+import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -197,7 +198,8 @@ def _cards(data: Path) -> list[tuple[Path, dict[str, object]]]:
         meta = json.loads(sidecar.read_text())
         for obj in meta["objects"]:
             if obj.get("cls") == "card_face" and obj.get("face_up") and obj["visible_fraction"] >= MIN_VISIBLE:
-                out.append((data / meta["image"], obj | {"pixels_to_mm": _pixels_to_mm(meta["camera"])}))
+                out.append((data / meta["image"], obj | {"pixels_to_mm": _pixels_to_mm(meta["camera"]),
+                                                          "render": f"{meta.get('seed')}/{meta.get('index')}"}))
     return out
 
 
@@ -224,6 +226,15 @@ def detected_box(detections: Detections, truth_box: np.ndarray) -> np.ndarray | 
     return faces.xyxy[best].astype(np.float64) if iou[best] >= 0.5 else None
 
 
+def _box_noise(seed: int, path: Path, obj: dict[str, object]) -> np.ndarray:
+    """A card's box noise (4 sides, shares of the box's size, sd 0.03), drawn from the seed, the frame's render seed
+    and index (or its file name) and the card's id alone: the same card reads alike whichever sets, limits and widths
+    are measured with it (session 58; before, one generator over the list made a card's noise depend on the cards
+    measured before it)."""
+    key = zlib.crc32(f"{obj.get('render') or path.name}:{obj.get('id')}".encode())
+    return np.random.default_rng([seed, key]).normal(0.0, 0.03, size=4)
+
+
 def measure(data: list[Path], *, limit: int | None, seed: int, true_corners: bool,
             classical: bool = False, detector: OnnxDetector | None = None,
             widths: tuple[float, float] = (MIN_WIDTH_PX, float("inf")),
@@ -233,7 +244,6 @@ def measure(data: list[Path], *, limit: int | None, seed: int, true_corners: boo
     the index matcher reads alone; with a `detector` the box is its card_face detection (end to end: a card the
     detector misses counts as unread). Only cards `widths[0]` to `widths[1]` px wide are read. With `plane` a box
     is read as with a calibration (the render camera's homography)."""
-    rng = np.random.default_rng(seed)
     tallies = {name: Tally() for name, _, _ in (("all", 0, 0), *BUCKETS, *COVER_BUCKETS)}
     tallies |= {name: Tally() for name, _ in KIND_BUCKETS} | {OBLIQUE_ROW: Tally()}
     images: dict[Path, np.ndarray] = {}
@@ -245,7 +255,7 @@ def measure(data: list[Path], *, limit: int | None, seed: int, true_corners: boo
             found = None if detector is None else detector.detect(images[path])
         x0, y0, x1, y1 = np.asarray(obj["box"], dtype=np.float64)
         w, h = x1 - x0, y1 - y0
-        noise = rng.normal(0.0, 0.03, size=4) * np.array([w, h, w, h])
+        noise = _box_noise(seed, path, obj) * np.array([w, h, w, h])
         box: np.ndarray | None = np.array([x0 - 0.05 * w, y0 - 0.05 * h, x1 + 0.05 * w, y1 + 0.05 * h]) + noise
         if found is not None:
             box = detected_box(found, np.array([x0, y0, x1, y1]))
