@@ -227,8 +227,10 @@ def is_video(source: Path) -> bool:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "detect", help="detect cards, chips, the button and hands in images or a video",
-        description="Print every detected object per image or frame: class, box in pixels, confidence (and table "
-        "mm and zone with --layout and --calib). Any image size: frames are seen through a pyramid of resized windows.")
+        description="Print every detected object per image or frame: class, box in pixels, confidence, a card's "
+        "identity, a chip stack's values and count (and table mm and zone with --layout and --calib), then the chips "
+        "counted per denomination (and, with --layout and --calib, each stack once, the chips' value per zone). Any "
+        "image size: frames are seen through a pyramid of resized windows.")
     parser.add_argument("source", type=Path, help="an image, a folder of images, or a video file")
     parser.add_argument("--model", type=Path, help="ONNX detector (default: the shipped INT8 models, the photo "
                         "detector for images, the video detector for a video)")
