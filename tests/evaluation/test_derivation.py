@@ -206,3 +206,23 @@ def test_the_scenario_lines_give_the_face_up_names_with_the_events(scenario: Pat
     assert not any("face-up names" in line for line in scenario_lines(named))
     assert not any("face-up names" in line for line in scenario_lines(replace(score, names=NameScore()),
                                                                       events=True))
+
+
+def test_a_missing_calibration_or_scenario_file_is_named_not_a_traceback(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str],
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # --vision CALIB is read in each folder: a path given from the working directory was a FileNotFoundError's
+    # traceback (session 58); now one line naming the file and how to make it.
+    folder = tmp_path / "render"
+    folder.mkdir()
+    assert main([str(folder), "--vision", "cam.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert f"field '--vision': no such calibration file: {folder / 'cam.yaml'}" in err
+    assert f"floorman calibrate {folder / 'calibration.png'} --out {folder / 'cam.yaml'}" in err
+    # any other file the folder lacks, found missing while reading it, is named too
+    def missing(*_args: object, **_kwargs: object) -> None:
+        raise FileNotFoundError(2, "No such file or directory", str(folder / "video.mp4"))
+
+    monkeypatch.setattr("floorman.evaluation.__main__.evaluate_scenario", missing)
+    assert main([str(folder)]) == 2
+    assert capsys.readouterr().err == f"error: {folder / 'video.mp4'}: No such file or directory\n"

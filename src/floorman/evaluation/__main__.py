@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from floorman.core.errors import FloormanError
+from floorman.core.errors import ConfigError, FloormanError
 from floorman.evaluation.derivation import TypeScore, evaluate_scenario
 from floorman.evaluation.report import scenario_lines, summary_lines
 
@@ -50,8 +50,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     oracle = tuple(t for t in args.oracle.split(",") if t)
     scores = []
     try:
+        if args.model is not None and not args.model.is_file():
+            raise ConfigError(f"no such ONNX detector: {args.model}", field="--model")
         for folder in args.folders:
             calibration = None if args.vision is None else folder / args.vision
+            if calibration is not None and not calibration.is_file():
+                raise ConfigError(f"no such calibration file: {calibration} (CALIB is read in each folder: make "
+                                  f"it with `floorman calibrate {folder / 'calibration.png'} --out {calibration}`)",
+                                  field="--vision")
             score = evaluate_scenario(folder, oracle=oracle, tolerance_s=args.tolerance, calibration=calibration,
                                       model=args.model, states=args.states, stale_states=args.stale_states,
                                       rulebook=args.rulebook,
@@ -60,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write("\n".join(scenario_lines(score, events=args.events)) + "\n")
     except FloormanError as exc:
         sys.stderr.write(f"error: {exc}\n")
+        return 2
+    except OSError as exc:  # a file the scenario's folder lacks or cannot be read, named (not a traceback)
+        sys.stderr.write(f"error: {exc.filename or ''}: {exc.strerror or exc}\n")
         return 2
     totals: dict[str, TypeScore] = {}
     for score in scores:
