@@ -10,7 +10,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from floorman import __version__
-from floorman.core.errors import FloormanError
+from floorman.core.errors import FloormanError, os_error_text
 
 if TYPE_CHECKING:
     from floorman.models.chips_data import ChipBoxes
@@ -75,8 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except OSError as exc:  # a file or folder the command could not read or write: named, not a traceback
         logging.getLogger(__name__).debug("the command's OSError", exc_info=True)
-        where = f"{exc.filename}: " if exc.filename is not None else ""
-        print(f"floorman: error: {where}{exc.strerror or exc}", file=sys.stderr)  # noqa: T201
+        print(f"floorman: error: {os_error_text(exc)}", file=sys.stderr)  # noqa: T201
         return 2
     except KeyboardInterrupt:
         return 130

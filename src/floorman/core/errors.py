@@ -13,6 +13,13 @@ class FloormanError(Exception):
     """Base class of every error floorman raises on purpose."""
 
 
+def os_error_text(exc: OSError) -> str:
+    """An OSError (a file or folder that could not be read or written) as one line: 'PATH: REASON', or the reason
+    alone where it names no file."""
+    where = f"{exc.filename}: " if exc.filename is not None else ""
+    return f"{where}{exc.strerror or exc}"
+
+
 class ConfigError(FloormanError):
     """A configuration file (layout, chip set, rulebook, scenario, calibration) is invalid."""
 

@@ -13,6 +13,7 @@ code, never from outside input.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 Box = tuple[float, float, float, float]
@@ -120,11 +121,17 @@ class TableState:
 
     def zone_values(self) -> dict[str, int]:
         """Chip value per zone, for every zone holding chips."""
-        values: Counter[str] = Counter()
-        for stack in self.chips:
-            if stack.zone is not None:
-                values[stack.zone] += stack.value
-        return dict(sorted(values.items()))
+        return zone_totals((stack.zone, stack.value) for stack in self.chips)
 
     def hands_in(self, zone: str) -> tuple[SeenHand, ...]:
         return tuple(h for h in self.hands if h.zone == zone)
+
+
+def zone_totals(values: Iterable[tuple[str | None, int]]) -> dict[str, int]:
+    """Chip values summed per zone ((zone, value) pairs; None: in no zone), sorted by zone name: a table state's
+    `zone_values`, and `floorman detect`'s from its readings."""
+    totals: Counter[str] = Counter()
+    for zone, value in values:
+        if zone is not None:
+            totals[zone] += value
+    return dict(sorted(totals.items()))

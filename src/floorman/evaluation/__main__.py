@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from floorman.core.errors import ConfigError, FloormanError
+from floorman.core.errors import ConfigError, FloormanError, os_error_text
 from floorman.evaluation.derivation import TypeScore, evaluate_scenario
 from floorman.evaluation.report import scenario_lines, summary_lines
 
@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"error: {exc}\n")
         return 2
     except OSError as exc:  # a file the scenario's folder lacks or cannot be read, named (not a traceback)
-        sys.stderr.write(f"error: {exc.filename or ''}: {exc.strerror or exc}\n")
+        sys.stderr.write(f"error: {os_error_text(exc)}\n")
         return 2
     totals: dict[str, TypeScore] = {}
     for score in scores:

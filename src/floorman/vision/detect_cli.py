@@ -24,6 +24,7 @@ from floorman.core.chips import ChipSet
 from floorman.core.errors import CameraError, ConfigError
 from floorman.core.geometry import FloatArray
 from floorman.core.layout import TableLayout
+from floorman.core.table_state import zone_totals
 from floorman.vision.button_or_chip import buttons_as_chips
 from floorman.vision.calibration import Calibration, check_camera_height, load_calibration
 from floorman.vision.cards_cnn import CardClassifier
@@ -515,14 +516,9 @@ def read_frame(image: Image, *, detector: Detector, recogniser: ChipRecogniser, 
 
 
 def zone_values(chips: dict[int, ChipReading], zones: Sequence[str | None]) -> dict[str, int]:
-    """The chips' value per zone (`zones`: each detection's), for the zones holding chips, sorted by zone name: what
-    the edge's `TableState.zone_values` sums."""
-    values: dict[str, int] = {}
-    for i, reading in chips.items():
-        zone = zones[i]
-        if zone is not None:
-            values[zone] = values.get(zone, 0) + reading.value
-    return dict(sorted(values.items()))
+    """The chips' value per zone (`zones`: each detection's), for the zones holding chips, sorted by zone name, as
+    the edge's `TableState.zone_values` sums it (`core.table_state.zone_totals`)."""
+    return zone_totals((zones[i], reading.value) for i, reading in chips.items())
 
 
 def check_calibrated_size(image: Image, calibration: Calibration, *, source: str, path: Path) -> None:
