@@ -3,7 +3,7 @@ detector's boxes.
 
     .venv/bin/python benchmarks/chips.py [--frames 60] [--seed 93001] [--size 1280x720|mixed] [--model M]
                                          [--no-detector] [--no-refine] [--no-extend] [--no-jitter] [--no-find-top]
-                                         [--second-look] [--refine-model M]
+                                         [--second-look] [--no-side-net] [--min-side-px PX] [--refine-model M]
                                          [--flat-prior]
                                          [--per-box] [--chipset CHIPSET.yaml] [--repeat] [--scene random|seats]
 
@@ -52,7 +52,9 @@ once; a detector box cut across its stack's top disc is run on up the stack's ax
 second time at the frame's own pixels and give the box it finds there as each one's second box, the recogniser keeping
 the surer count of the two (`OnnxDetectorConfig.refine_native_px` 90, session 57; off by default: from video it lost
 an alert and made a false one); --refine-model M has another ONNX detector take the finer looks
-(`OnnxDetectorConfig.refine_model`, session 58: one fine-tuned on those looks' windows, not shipped).
+(`OnnxDetectorConfig.refine_model`, session 58: one fine-tuned on those looks' windows, not shipped). The chips
+under a top are read by the learned side reader (`ChipRecogniser.side_net`, session 59); --no-side-net reads them by
+their side labels and rims' pattern as before; --min-side-px sets the thinnest side read (`MIN_SIDE_PX` by default).
 Where the camera's height is assumed
 (`homography` and the detector's boxes), a frame's stacks are read together and tell it
 (`ChipRecogniser.read_frame`); --per-box reads each stack over all heights alike (session 6).
@@ -70,6 +72,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -85,8 +88,8 @@ from floorman.datasets.render_dataset import TRAINING_OPTIONS
 from floorman.datasets.scene import DetectorClass, Scene
 from floorman.datasets.seat_chips import seat_chips, touching
 from floorman.vision.calibration import Calibration, PointPair, calibrate_from_points
-from floorman.vision.chips import ChipRecogniser
-from floorman.vision.chips_geometry import BOX_SIGMA_PX
+from floorman.vision.chips import MIN_SIDE_PX, ChipRecogniser
+from floorman.vision.chips_geometry import BOX_SIGMA_PX, TableCamera
 from floorman.vision.detections import Detections
 from floorman.vision.detector import Detector, Image, OnnxDetectorConfig, box_iou, create_detector
 from floorman.vision.table_state import TableStateBuilder
@@ -267,6 +270,13 @@ def draw_frame(seed: int, index: int, *, size: tuple[int, int] | None,
     return scene, camera, result
 
 
+def recogniser(args: argparse.Namespace, chipset: ChipSet, camera: TableCamera | None, **kwargs: Any) -> ChipRecogniser:
+    """The chip recogniser with the command line's settings (`kwargs`: the box kind's own)."""
+    return ChipRecogniser(chipset, camera=camera, refine=not args.no_refine, log_prior=() if args.flat_prior else None,
+                          height_from_frame=not args.per_box, extend=not args.no_extend, jitter=not args.no_jitter,
+                          side_net=None if args.no_side_net else "default", min_side_px=args.min_side_px, **kwargs)
+
+
 def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Detector | None, *,
               timing: Timing) -> str:
     """Score one frame into `tally`; returns its size group (WxH, portrait frames as landscape)."""
@@ -282,10 +292,7 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
     for key, height in (("homography", None), ("height", float(camera.eye[2]))):
         builder = TableStateBuilder(TruthNames(), scene.layout, calibration, chipset, None, None,
                                     camera_height_mm=height)
-        builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, box_sigma_px=BOX_SIGMA_PX,
-                                       refine=not args.no_refine, log_prior=() if args.flat_prior else None,
-                                       height_from_frame=not args.per_box, extend=not args.no_extend,
-                                       jitter=not args.no_jitter)
+        builder.chips = recogniser(args, chipset, builder.chips.camera, box_sigma_px=BOX_SIGMA_PX)
         state = builder.state_from(result.image, truth_detections(chips), frame_no=index, t=0.0)
         # The state may hold fewer stacks than truth boxes (`one_box_per_stack` keeps one of two boxes whose feet
         # are read within half a diameter: touching stacks of `--scene seats`, which made this zip fail until
@@ -315,18 +322,12 @@ def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Dete
     if detector is None:
         return group
     builder = TableStateBuilder(detector, scene.layout, calibration, chipset, None, None)
-    builder.chips = ChipRecogniser(chipset, camera=builder.chips.camera, refine=not args.no_refine,
-                                   log_prior=() if args.flat_prior else None, height_from_frame=not args.per_box,
-                                   extend=not args.no_extend, jitter=not args.no_jitter,
-                                   find_top=not args.no_find_top)
+    builder.chips = recogniser(args, chipset, builder.chips.camera, find_top=not args.no_find_top)
     detections = detector.detect(result.image)
     state = builder.state_from(result.image, detections, frame_no=index, t=0.0)
     measured = TableStateBuilder(detector, scene.layout, calibration, chipset, None, None,
                                  camera_height_mm=float(camera.eye[2]))
-    measured.chips = ChipRecogniser(chipset, camera=measured.chips.camera, refine=not args.no_refine,
-                                    log_prior=() if args.flat_prior else None, height_from_frame=not args.per_box,
-                                    extend=not args.no_extend, jitter=not args.no_jitter,
-                                   find_top=not args.no_find_top)
+    measured.chips = recogniser(args, chipset, measured.chips.camera, find_top=not args.no_find_top)
     score_detected(tally, "detector boxes, height:", chips, measured.state_from(result.image, detections,
                    frame_no=index, t=0.0), truth_zones, partly=partly, touching=touching, args=args)
     boxes = np.array([c.box for c in state.chips], dtype=np.float64).reshape(-1, 4)
@@ -483,6 +484,12 @@ def main() -> int:
     top_disc.add_argument("--no-find-top", action="store_true",
                           help="detector boxes cut across their top disc read as they are (`ChipRecogniser.find_top` "
                           "off)")
+    parser.add_argument("--no-side-net", action="store_true",
+                        help="the chips under the top read by their side labels and rims' pattern, not by the learned "
+                        "side reader (`ChipRecogniser.side_net`, session 59)")
+    parser.add_argument("--min-side-px", type=float, default=MIN_SIDE_PX,
+                        help=f"read the chips under the top from sides of this many pixels per chip (default "
+                        f"{MIN_SIDE_PX}; thinner: taken as the top)")
     parser.add_argument("--second-look", action="store_true",
                         help="a second finer look at crowded chip boxes, at the frame's own pixels "
                         "(`OnnxDetectorConfig.refine_native_px` 90; off by default)")

@@ -13,6 +13,7 @@ from floorman import __version__
 from floorman.core.errors import FloormanError, os_error_text
 
 if TYPE_CHECKING:
+    from floorman.models.chip_sides_data import SideSampler
     from floorman.models.chips_data import ChipBoxes
 
 logger = logging.getLogger(__name__)
@@ -29,6 +30,14 @@ def _detector_chip_boxes() -> ChipBoxes:
     return class_boxes(create_detector(OnnxDetectorConfig(model=default_model())), "chip")
 
 
+def _side_sampler() -> SideSampler:
+    """The chip recogniser's side samples of a frame's stacks read on their true boxes, for `floorman models
+    train-chip-sides` (the models package may not import vision: the sampler is passed in here)."""
+    from floorman.vision.chips_side_net import side_samples
+
+    return side_samples
+
+
 def _registrars() -> list[Registrar]:
     from floorman.datasets.cli import register as register_datasets
     from floorman.demo import register as register_demo
@@ -39,7 +48,8 @@ def _registrars() -> list[Registrar]:
     from floorman.vision.detect_cli import register as register_detect
     from floorman.vision.photo_score import register as register_photos
 
-    return [register_datasets, partial(register_models, chip_boxes=_detector_chip_boxes), register_vision,
+    return [register_datasets, partial(register_models, chip_boxes=_detector_chip_boxes,
+                                       side_sampler=_side_sampler), register_vision,
             register_detect, register_photos, register_rules, register_edge, register_demo]
 
 

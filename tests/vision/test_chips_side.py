@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from floorman.core.chip_sides import SIDE_SHADE
 from floorman.vision.chips import ChipRecogniser
-from floorman.vision.chips_colour import SIDE_SHADE, nominal_bgr
+from floorman.vision.chips_colour import nominal_bgr
 from floorman.vision.chips_geometry import BOX_SIGMA_PX
 from floorman.vision.chips_side import (
     PATTERN_ANGLES_DEG,
@@ -137,10 +138,11 @@ def test_a_bet_of_one_denomination_with_one_side_sample_in_shadow_is_read_sure()
     # Ten and seven red 100s at ~2.4 px per chip: one of a chip's five side samples, in the stack's shadow, is read
     # black. Such bets had their values given 0.8 x 0.995 (the share of agreeing samples), under the 0.8 the rules
     # accuse from: bet_sizing's under-raise, ten 100s from a tilted 4K camera, was taken for unsure.
+    # The side labels' reading (the learned reader tells the 5000s from 25s: `test_chips_side_net.py`).
     camera = tilted_camera(size=(1000, 750))
     stacks = [(100,) * 10, (500,) * 8, (1000,) * 9, (100,) * 7, (5000,) * 6]
     rendered = render_chips(stacks, camera=camera, seed=1)
-    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX)
+    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX, side_net=None)
     for o in rendered.chips:
         reading = recogniser.read(rendered.image, o.box)
         assert 2.2 <= reading.px_per_chip < 2.6
@@ -154,10 +156,11 @@ def test_a_bet_of_one_denomination_with_one_side_sample_in_shadow_is_read_sure()
 def test_a_mixed_stack_misread_at_two_pixels_per_chip_is_never_sure() -> None:
     # At ~2.2 px per chip the bottom chip of these stacks is taken for the others' value; with the chips' mean share
     # of agreeing samples three of them were given 0.86-0.92. A stack's values are as sure as its least agreed chip.
+    # The side labels' reading (the learned reader's: `test_chips_side_net.py`).
     camera = tilted_camera(size=(960, 720))
     stacks = [(25, 100, 100, 100, 100), (500, 1000, 1000, 1000), (5000, 25, 25, 25, 25, 25), (100, 500, 500, 500)]
     rendered = render_chips(stacks, camera=camera, seed=3)
-    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX)
+    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX, side_net=None)
     misread = 0
     for o in rendered.chips:
         reading = recogniser.read(rendered.image, o.box)
@@ -224,7 +227,8 @@ def test_a_stack_of_chips_each_drawn_alone_is_read_chip_by_chip() -> None:
     camera = tilted_camera(size=(1920, 1440))
     stacks = [(100, 500, 1000, 25, 5000, 100), (5000, 25, 5000, 500, 25), (1000, 100, 100, 25, 500, 500, 1000)]
     rendered = render_chips(stacks, camera=camera, seed=5)
-    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX)
+    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX,
+                                side_net=None)  # the rims' pattern (the learned reader: test_chips_side_net.py)
     assert len(rendered.chips) == 3
     for o in rendered.chips:
         reading = recogniser.read(rendered.image, o.box)
@@ -237,7 +241,8 @@ def test_a_stack_of_one_of_a_swapped_pair_is_sure_where_its_rims_tell_them_apart
     # given more than 0.5; at ~4.5 px per chip their rims' spot counts tell them apart.
     camera = tilted_camera(size=(1920, 1440))
     rendered = render_chips([(25,) * 6, (5000,) * 6], camera=camera, seed=3)
-    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX)
+    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX,
+                                side_net=None)  # the rims' pattern (the learned reader: test_chips_side_net.py)
     assert len(rendered.chips) == 2
     for o in rendered.chips:
         reading = recogniser.read(rendered.image, o.box)

@@ -1,4 +1,4 @@
-"""`floorman models train|export|recover|average|info|train-cards|train-chips`."""
+"""`floorman models train|export|recover|average|info|train-cards|train-chips|train-chip-sides`."""
 
 from __future__ import annotations
 
@@ -11,15 +11,20 @@ from typing import TYPE_CHECKING
 
 from floorman.core.errors import ConfigError, flag_error
 from floorman.datasets.render_cli import parse_size, parse_tilt
+from floorman.models.chip_sides_data import SideTrainConfig
 from floorman.models.registry import WEIGHTS_DIR, model_info
 from floorman.models.train import RenderSpec, TrainConfig, train_detector
 
 if TYPE_CHECKING:
+    from floorman.models.chip_sides_data import SideSampler
     from floorman.models.chips_data import ChipBoxes
 
 # Makes the chip boxes of a frame as a detector finds them (`train-chips --detector-boxes`). Models may not import
 # vision, so the `floorman` command passes it in at registration.
 ChipBoxesFactory = Callable[[], "ChipBoxes"]
+# Reads a frame's stacks on their true boxes and keeps their lower chips' rims (`train-chip-sides`): vision's
+# `chips_side_net.side_samples`, passed in by the `floorman` command likewise.
+SideSamplerFactory = Callable[[], "SideSampler"]
 
 
 def _levels(text: str) -> tuple[int, ...]:
@@ -33,8 +38,9 @@ def _levels(text: str) -> tuple[int, ...]:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], *,
-             chip_boxes: ChipBoxesFactory | None = None) -> None:
-    """Add `floorman models ...` (`chip_boxes`: the detector `train-chips --detector-boxes` cuts patches on)."""
+             chip_boxes: ChipBoxesFactory | None = None, side_sampler: SideSamplerFactory | None = None) -> None:
+    """Add `floorman models ...` (`chip_boxes`: the detector `train-chips --detector-boxes` cuts patches on;
+    `side_sampler`: what `train-chip-sides` reads its stacks with)."""
     parser = subparsers.add_parser("models", help="train and export the object detector")
     sub = parser.add_subparsers(dest="models_command", metavar="SUBCOMMAND", required=True)
     _register_train(sub)
@@ -43,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], *,
     _register_average(sub)
     _register_train_cards(sub)
     _register_train_chips(sub, chip_boxes=chip_boxes)
+    _register_train_chip_sides(sub, side_sampler=side_sampler)
     info = sub.add_parser("info", help="print what an exported ONNX detector declares")
     info.add_argument("model", type=Path, help="ONNX file")
     info.set_defaults(handler=run_info)
@@ -233,6 +240,50 @@ def _register_train_chips(sub: argparse._SubParsersAction[argparse.ArgumentParse
                        "detector's chip box matched to it (IoU >= 0.5), as `benchmarks/chips.py` gets its detector "
                        "boxes; cached apart (chunk_SEED_START_detector.npz)")
     chips.set_defaults(handler=partial(run_train_chips, chip_boxes=chip_boxes))
+
+
+def _register_train_chip_sides(sub: argparse._SubParsersAction[argparse.ArgumentParser], *,
+                               side_sampler: SideSamplerFactory | None) -> None:
+    # The learned side reader's recipe (models/chip_sides_train.py; torch is imported only when it runs).
+    defaults = SideTrainConfig()
+    sides = sub.add_parser("train-chip-sides", help="train the learned reader of the chips under a stack's top on "
+                           "rendered stacks and export it to ONNX", description="Render frames (3840x2160 random "
+                           "scenes with our chips and other clubs', casino seats, mixed sizes; cached in chunks "
+                           "under --cache), read every stack of two chips or more on its true box, keep each lower "
+                           "chip's rim samples where the count was read right, train for --epochs and write the ONNX "
+                           "net the chip recogniser loads.")
+    sides.add_argument("--cache", type=Path, default=defaults.cache, help="samples cache folder")
+    sides.add_argument("--seed", type=int, default=defaults.seed, help="render seed (never a test seed)")
+    sides.add_argument("--frames", type=int, default=defaults.frames, help="frames to render (a multiple of 50); "
+                       "the last --val-frames held out")
+    sides.add_argument("--val-frames", type=int, default=defaults.val_frames, help="held-out frames for the "
+                       "accuracy printed")
+    sides.add_argument("--epochs", type=int, default=defaults.epochs, help="passes over the training chips")
+    sides.add_argument("--lr", type=float, default=defaults.lr, help="peak learning rate (AdamW, one cycle)")
+    sides.add_argument("--threads", type=int, default=defaults.threads, help="torch CPU threads")
+    sides.add_argument("--workers", type=int, default=defaults.workers, help="processes rendering the cache")
+    sides.add_argument("--train-seed", type=int, default=defaults.train_seed, help="seed of the batches and init")
+    sides.add_argument("--out", type=Path, help="ONNX output (default: the shipped vision/data/chip_sides.onnx)")
+    sides.set_defaults(handler=partial(run_train_chip_sides, side_sampler=side_sampler))
+
+
+def run_train_chip_sides(args: argparse.Namespace, *, side_sampler: SideSamplerFactory | None = None) -> int:
+    from floorman.models.chip_sides_data import DEFAULT_OUT
+    from floorman.models.chip_sides_train import train_chip_sides
+
+    if side_sampler is None:
+        raise ConfigError("train-chip-sides reads stacks with the chip recogniser, which the `floorman` command "
+                          "passes in (models may not import vision): none was given", field="side_sampler")
+    try:
+        config = SideTrainConfig(cache=args.cache, seed=args.seed, frames=args.frames, val_frames=args.val_frames,
+                                 epochs=args.epochs, lr=args.lr, threads=args.threads, workers=args.workers,
+                                 train_seed=args.train_seed, out=args.out or DEFAULT_OUT)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="train-chip-sides") from None
+    path, held_out, chips = train_chip_sides(config, sampler=side_sampler())
+    sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e3:.0f} kB); held-out accuracy {held_out:.4f} on "
+                     f"{chips} chips under a top\n")
+    return 0
 
 
 def _share(text: str) -> float:

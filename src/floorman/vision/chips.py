@@ -44,7 +44,7 @@
   fitted disc each way (a box's error, a stack's lean), and the best match wins. Without a camera the top disc
   is looked for where a box may hold it (`box_discs`: inscribed, in its corners, away from the image's centre,
   out past the image's border) and the best match wins too.
-- The chips below (colour): where the side shows at least _MIN_SIDE_PX pixels per chip, it is sampled at each
+- The chips below (colour): where the side shows at least MIN_SIDE_PX pixels per chip, it is sampled at each
   chip's mid-height on a few vertical lines, each sample labelled with the nearest body colour under the light found
   on the top, and the chips are read as runs (`chips_side`: the most likely sequence of denominations given how
   often a chip's samples show its own colour, its spots' colour and the lightest body, a cost per change, the top's
@@ -119,6 +119,7 @@ from floorman.vision.chips_side import (
     spot_aliases,
     swapped_colours,
 )
+from floorman.vision.chips_side_net import ChipSideNet, default_side_net
 
 logger = logging.getLogger(__name__)
 
@@ -134,7 +135,7 @@ _INNER = (0.62, 0.655, 0.69)  # body between the inlay's rim (0.6) and the print
 _OUTER = (0.81, 0.86, 0.91, 0.95)  # the edge spots' band (0.78-1.0)
 _SIDE_ANGLES_DEG = (-45.0, -22.5, 0.0, 22.5, 45.0)
 _SPOT_COUNTS = range(2, 17)
-_MIN_SIDE_PX = 1.8  # below this many pixels per chip the side is not read (chips taken as the top one)
+MIN_SIDE_PX = 1.8  # below this many pixels per chip the side is not read (chips taken as the top one)
 # A lower chip of a denomination whose colours are another's swapped (the default set's white 25 with blue spots and
 # blue 5000 with white spots) shows both colours either way, in shares five side samples cannot tell apart: read
 # as one of the pair, it is no surer than this (they were read sure and wrong both ways at 2-5 px per chip,
@@ -318,6 +319,21 @@ class ChipReading:
         return self.denominations[-1]
 
 
+@dataclass(frozen=True)
+class RimRecord:
+    """A side's rim samples as read (`ChipRecogniser.side_record`): each lower chip's colours (chips, angles, 3) on
+    `core.chip_sides.RIM_ANGLES_DEG` and which lie in the image, sampled upright or along the stack's `lean`, under
+    the top's `illuminant`, for the fit of `count` chips standing at `base_mm`."""
+
+    base_mm: tuple[float, float]
+    count: int
+    lean: bool
+    rim: Bgr
+    valid: npt.NDArray[np.bool_]
+    illuminant: Bgr
+    px_per_chip: float
+
+
 @dataclass(frozen=True, slots=True)
 class FrameLight:
     """A frame's light (`chips_colour.scene_light`: log channel gains) and white level (`scene_white`)."""
@@ -333,7 +349,9 @@ class ChipRecogniser:
                  box_sigma_px: float = DETECTOR_BOX_SIGMA_PX, refine: bool = True,
                  log_prior: Sequence[float] | None = None, height_from_frame: bool = True,
                  offset_net: ChipOffsetNet | Literal["default"] | None = "default", extend: bool = True,
-                 jitter: bool = True, find_top: bool = True) -> None:
+                 jitter: bool = True, find_top: bool = True,
+                 side_net: ChipSideNet | Literal["default"] | None = "default",
+                 min_side_px: float = MIN_SIDE_PX) -> None:
         if max_count < 1:
             raise ValueError(f"expected max_count >= 1, got {max_count}")
         if log_prior is None:
@@ -355,6 +373,10 @@ class ChipRecogniser:
         self.find_top = find_top  # a detector's box cut across its top disc run on to where one fits (TOP_*)
         # the learned offset's evidence beside the geometry's (`chips_cnn`; the shipped net where present)
         self.offset_net = default_offset_net() if offset_net == "default" else offset_net
+        # the learned side reader for the chips under the top (`chips_side_net`; the shipped one where present)
+        self.side_net = default_side_net() if side_net == "default" else side_net
+        self.side_record: list[RimRecord] | None = None  # a list to keep each side's rim samples in (training)
+        self.min_side_px = min_side_px  # a side showing fewer pixels per chip is not read (chips taken as the top)
         # A camera height that was assumed, not measured: the count must hold for any plausible height.
         self.alternatives = camera.at_heights(_other_heights(camera)) if camera is not None else []
         self._spots = [spot_aliases(chipset, d.value) for d in chipset.denominations]
@@ -769,7 +791,7 @@ class ChipRecogniser:
         below = fit.count - 1
         if below == 0:
             return (), 1.0
-        if fit.px_per_chip < _MIN_SIDE_PX or self.camera is None:
+        if fit.px_per_chip < self.min_side_px or self.camera is None:
             return (match.value,) * below, 0.5
         upright = self._side_read(image, self.camera, fit, match, previous=previous, lean=False)
         if fit.top_px is None:
@@ -781,21 +803,32 @@ class ChipRecogniser:
 
     def _side_read(self, image: Image, camera: TableCamera, fit: StackFit, match: ColourMatch, *,
                    previous: tuple[int, ...] | None, lean: bool) -> tuple[tuple[int, ...], float]:
-        """`_side`'s reading with the side sampled upright over the base or (`lean`) along the stack's lean."""
+        """`_side`'s reading with the side sampled upright over the base or (`lean`) along the stack's lean: by the
+        learned side reader where there is one (`side_net`), else by the side's labels and (from PATTERN_MIN_PX) its
+        rims' pattern."""
         radius, thickness = self.chipset.diameter_mm / 2.0, self.chipset.thickness_mm
         colours, valid = side_colours(image, camera, fit, radius_mm=radius, thickness_mm=thickness, lean=lean)
         index, _ = classify_side(colours.reshape(-1, 3), self.chipset, illuminant=match.illuminant)
         labels = index.reshape(colours.shape[:2])
-        pattern = None
-        if fit.px_per_chip >= PATTERN_MIN_PX:
+        pattern = learned = None
+        if self.side_net is not None or self.side_record is not None or fit.px_per_chip >= PATTERN_MIN_PX:
             rim, rim_valid = side_colours(image, camera, fit, radius_mm=radius, thickness_mm=thickness,
                                           angles_deg=PATTERN_ANGLES_DEG, lean=lean)
-            pattern = pattern_log_evidence(rim, rim_valid, self.chipset, illuminant=match.illuminant)
+            if self.side_record is not None:
+                self.side_record.append(RimRecord(base_mm=fit.base_mm, count=fit.count, lean=lean, rim=rim,
+                                                  valid=rim_valid, illuminant=match.illuminant,
+                                                  px_per_chip=fit.px_per_chip))
+            if self.side_net is not None:
+                learned = self.side_net.log_evidence(rim, rim_valid, illuminant=match.illuminant,
+                                                     px_per_chip=fit.px_per_chip, chipset=self.chipset)
+            elif fit.px_per_chip >= PATTERN_MIN_PX:
+                pattern = pattern_log_evidence(rim, rim_valid, self.chipset, illuminant=match.illuminant)
         values = [d.value for d in self.chipset.denominations]
         top = values.index(match.value)
         held = None if previous is None else [values.index(v) if v in values else -1 for v in previous]
         emission = emission_log(self.chipset, px_per_chip=fit.px_per_chip, spots=self._spots)
-        reading = read_side(labels, valid, emission, top=top, previous=held, hold=HOLD_SIDE, pattern=pattern)
+        reading = read_side(labels, valid, emission, top=top, previous=held, hold=HOLD_SIDE, pattern=pattern,
+                            learned=learned)
         rims = None if pattern is None else pattern_posterior(pattern)
         agree: list[float] = []
         for k, (chosen, posterior) in enumerate(zip(reading.chips, reading.posterior, strict=True)):
@@ -808,7 +841,9 @@ class ChipRecogniser:
             if agreeing.size - int(agreeing.sum()) == 1 and agreeing.size >= len(_SIDE_ANGLES_DEG):
                 share = _LONE_DISSENT  # one sample of another colour among them all (a shadow, a seam)
             sure = min(posterior, share)
-            told_apart = rims is not None and rims[k, chosen] >= _SWAPPED_RIMS_SURE
+            # the rims' pattern, or the learned reader on its own, may tell a swapped pair apart
+            told_apart = (rims is not None and rims[k, chosen] >= _SWAPPED_RIMS_SURE) or (
+                learned is not None and math.exp(learned[k, chosen]) >= _SWAPPED_RIMS_SURE)
             if np.any(seen == chosen) and np.isin(seen, self._swapped[chosen]).any() and not told_apart:
                 sure = min(sure, _SWAPPED_AGREEMENT)
             agree.append(sure)

@@ -37,10 +37,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from floorman.core.chip_sides import SIDE_SHADE  # a chip's side, lit from above, looks this much darker
 from floorman.core.chips import ChipDenomination, ChipSet
 
 Bgr = npt.NDArray[np.float64]  # (..., 3) colours, BGR order, 0..255
-SIDE_SHADE = 0.78  # a chip's side, lit from above, looks about this much darker than its top
 _WARM = np.linspace(-0.5, 0.5, 21)  # log red/blue gain ratio / 2: 3000-6500 K light plus a white-balance error
 _GREEN = np.linspace(-0.15, 0.15, 5)
 _BRIGHTNESS = (0.3, 2.2)
