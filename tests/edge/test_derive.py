@@ -354,6 +354,32 @@ def test_a_rail_crossing_carries_how_sure_the_stack_readings_behind_it_were(
     assert (crossing["direction"], crossing["value"], crossing["confidence"]) == ("in", 1000, sure)
 
 
+@pytest.mark.parametrize(("after", "values_sure", "value", "sure"), [
+    # read again with as many chips, its values unsure: the camera's doubt, no chips that came (pocket_chips_01 from
+    # the tilted 4K camera, session 59: a box holding 1000s and 25s together, its values 0.0 sure, had 'gained' a 1000)
+    ((25,) * 4 + (1000,) * 16, 0.0, 1000, 0.95),
+    # read again with as many chips surely: it changed, and the 1000 it gained came with the 500s
+    ((25,) * 4 + (1000,) * 16, 0.9, 2000, 0.9),
+])
+def test_a_stack_read_again_unsure_with_as_many_chips_is_no_chips_that_came(
+        deriver: EventDeriver, after: tuple[int, ...], values_sure: float, value: int, sure: float) -> None:
+    # Two 500s added under the player's hand on top of seat 4's 500s; beside them, beyond the hand's cover, a box of
+    # 5 25s and 15 1000s.
+    scene = Scene(chips={1: chips("stack_4", [500] * 4, track=1),
+                         3: chips("stack_4", (25,) * 5 + (1000,) * 15, track=3, dx=-110, values_confidence=values_sure)})
+    run(deriver, scene.frames(5))
+    seated(scene, 4, track=54)
+    run(deriver, scene.frames(3))
+    scene.hands[54] = hand(centre("stack_4", 60), "stack_4", track=54)
+    scene.chips[1] = chips("stack_4", [500] * 6, track=1, count_confidence=0.95)
+    scene.chips[3] = replace(scene.chips[3], denominations=after)
+    events = run(deriver, scene.frames(10))
+    (crossing,) = of(events, "rail_crossing")
+    assert (crossing["direction"], crossing["value"], crossing["confidence"]) == ("in", value, sure)
+    (zone,) = [z for z in of(events, "zone_chips") if z["zone"] == "stack_4"]
+    assert zone["value"] == 3000 + sum(after)  # the zone is given as read, the re-read stack too
+
+
 def test_a_push_carries_how_sure_the_zone_readings_behind_it_were(deriver: EventDeriver) -> None:
     # Seat 1 picks 2 of its 5 chips up and lays them in its bet zone, read at 0.7: the push is as sure as that.
     scene, events = picked_up(deriver, value=100, left=3)
