@@ -365,8 +365,8 @@ def test_a_stack_read_again_unsure_with_as_many_chips_is_no_chips_that_came(
         deriver: EventDeriver, after: tuple[int, ...], values_sure: float, value: int, sure: float) -> None:
     # Two 500s added under the player's hand on top of seat 4's 500s; beside them, beyond the hand's cover, a box of
     # 5 25s and 15 1000s.
-    scene = Scene(chips={1: chips("stack_4", [500] * 4, track=1),
-                         3: chips("stack_4", (25,) * 5 + (1000,) * 15, track=3, dx=-110, values_confidence=values_sure)})
+    beside = chips("stack_4", (25,) * 5 + (1000,) * 15, track=3, dx=-110, values_confidence=values_sure)
+    scene = Scene(chips={1: chips("stack_4", [500] * 4, track=1), 3: beside})
     run(deriver, scene.frames(5))
     seated(scene, 4, track=54)
     run(deriver, scene.frames(3))

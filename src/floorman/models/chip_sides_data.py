@@ -32,6 +32,7 @@ from floorman.datasets.render import Renderer
 from floorman.datasets.render_dataset import TRAINING_OPTIONS, image_rng
 from floorman.datasets.scene import DetectorClass
 from floorman.datasets.seat_chips import seat_chips
+from floorman.models.chips_data import check_split
 
 logger = logging.getLogger(__name__)
 
@@ -117,7 +118,7 @@ class Chips:
 
 @dataclass(frozen=True)
 class SideTrainConfig:
-    """The shipped recipe's settings (see CHIPS_MODEL_CARD.md)."""
+    """The shipped recipe's settings (see CHIP_SIDES_MODEL_CARD.md)."""
 
     cache: Path = Path("/tmp/floorman_sides")
     seed: int = 59100
@@ -133,11 +134,7 @@ class SideTrainConfig:
     out: Path = DEFAULT_OUT
 
     def __post_init__(self) -> None:
-        if self.frames <= self.val_frames or self.val_frames < 0:
-            raise ValueError(f"expected frames > val_frames >= 0, got {self.frames} and {self.val_frames}")
-        if self.frames % CHUNK or self.val_frames % CHUNK:
-            raise ValueError(f"expected frames and val_frames multiples of {CHUNK} (the cache's chunks), got "
-                             f"{self.frames} and {self.val_frames}")
+        check_split(self.frames, self.val_frames, chunk=CHUNK)
         if self.epochs < 1 or self.lr <= 0 or self.batch < 1 or self.threads < 1 or self.workers < 1:
             raise ValueError(f"expected positive epochs, lr, batch, threads and workers, got {self.epochs}, "
                              f"{self.lr}, {self.batch}, {self.threads}, {self.workers}")

@@ -72,6 +72,16 @@ class Samples:
                      ("patches", "offset", "base", "count", "kind", "frame_size")))
 
 
+def check_split(frames: int, val_frames: int, *, chunk: int) -> None:
+    """ValueError unless `frames` renders hold `val_frames` held-out ones after the others, both whole chunks of a
+    cache (`chunk` frames each), as the recipes' settings must."""
+    if frames <= val_frames or val_frames < 0:
+        raise ValueError(f"expected frames > val_frames >= 0, got {frames} and {val_frames}")
+    if frames % chunk or val_frames % chunk:
+        raise ValueError(f"expected frames and val_frames multiples of {chunk} (the cache's chunks), got {frames} "
+                         f"and {val_frames}")
+
+
 def _project(camera: Camera, points: npt.ArrayLike) -> npt.NDArray[np.float64]:
     pixels, _ = camera.project(np.asarray(points, dtype=np.float64).reshape(-1, 3))
     return np.asarray(pixels, dtype=np.float64)

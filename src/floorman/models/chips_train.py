@@ -28,7 +28,7 @@ from torch import nn
 from torch.nn import functional
 
 from floorman.core.stack_patch import PatchSpec
-from floorman.models.chips_data import CHUNK, ChipBoxes, Samples, build_cache, load_cache
+from floorman.models.chips_data import CHUNK, ChipBoxes, Samples, build_cache, check_split, load_cache
 
 logger = logging.getLogger(__name__)
 
@@ -59,11 +59,7 @@ class ChipTrainConfig:
     out: Path = DEFAULT_OUT
 
     def __post_init__(self) -> None:
-        if self.frames <= self.val_frames or self.val_frames < 0:
-            raise ValueError(f"expected frames > val_frames >= 0, got {self.frames} and {self.val_frames}")
-        if self.frames % CHUNK or self.val_frames % CHUNK:
-            raise ValueError(f"expected frames and val_frames multiples of {CHUNK} (the cache's chunks), got "
-                             f"{self.frames} and {self.val_frames}")
+        check_split(self.frames, self.val_frames, chunk=CHUNK)
         if (self.minutes <= 0 or self.lr <= 0 or self.batch < 1 or self.threads < 1
                 or (self.steps is not None and self.steps < 1)):
             raise ValueError(f"expected positive minutes, lr, batch, threads and steps, got {self.minutes}, "
