@@ -183,7 +183,8 @@ def test_a_chip_among_its_swapped_colours_is_never_sure(size: tuple[int, int]) -
     camera = tilted_camera(size=size)
     stacks = [(5000, 25, 25, 25, 25), (25, 5000, 5000, 5000), (25, 25, 5000, 25, 25), (100,) * 5]
     rendered = render_chips(stacks, camera=camera, seed=3)
-    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX)
+    recogniser = ChipRecogniser(CHIPSET, camera=exact_table_camera(camera), box_sigma_px=BOX_SIGMA_PX,
+                                side_net=None)  # the labels and rims (the learned reader: test_chips_side_net.py)
     misread = 0
     for o in rendered.chips:
         reading = recogniser.read(rendered.image, o.box)
