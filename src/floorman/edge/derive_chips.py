@@ -778,12 +778,7 @@ def _content_of(reads: Iterable[_StackRead]) -> ChipContent:
 
 
 def _content(stacks: list[tuple[Track, float]]) -> ChipContent:
-    tally: Counter[int] = Counter()
-    for track, _ in stacks:
-        seen = track.seen
-        if isinstance(seen, SeenChips):
-            tally.update(seen.denominations)
-    return tuple(sorted(tally.items(), reverse=True))
+    return _content_of(_stack_reads(stacks))
 
 
 def _sureness(stacks: list[tuple[Track, float]]) -> float:
