@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from floorman.core.chip_sides import SideSample
+from floorman.core.chip_sides import RIM_ANGLES_DEG, SideSample
 from floorman.core.chips import ChipSet
 from floorman.datasets.effects import Effects
 from floorman.datasets.random_scene import SceneStyle, random_sample
@@ -99,7 +99,8 @@ class Chips:
 
     @classmethod
     def empty(cls) -> Chips:
-        return cls(np.zeros((0, 29, 3), np.float32), np.zeros((0, 29), bool), np.zeros((0, 3), np.float32),
+        angles = len(RIM_ANGLES_DEG)
+        return cls(np.zeros((0, angles, 3), np.float32), np.zeros((0, angles), bool), np.zeros((0, 3), np.float32),
                    np.zeros(0, np.float32), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool),
                    np.zeros((0, 5, 3), np.float32), np.zeros((0, 5, 3), np.float32), np.zeros((0, 5), np.float32))
 

@@ -197,21 +197,20 @@ def read_side(labels: np.ndarray, valid: np.ndarray, emission: FloatArray, *, to
     adds the rims' evidence, and lets a stack whose chips look drawn each alone be read chip by chip. `learned`
     (`chips_side_net.ChipSideNet.log_evidence`, chips x D) is the chips' evidence instead of the labels' and the
     rims': a stack whose chips it finds drawn each alone is read with LEARNED_RANDOM_SWITCH_COST."""
-    per_sample = emission.T[labels]  # (chips, lines, D): log p(label | each denomination)
-    evidence = np.where(np.asarray(valid, dtype=bool)[..., None], per_sample, 0.0).sum(axis=1)  # (C, D)
+    if learned is not None:
+        evidence = np.array(learned, dtype=np.float64)
+    else:
+        per_sample = emission.T[labels]  # (chips, lines, D): log p(label | each denomination)
+        evidence = np.where(np.asarray(valid, dtype=bool)[..., None], per_sample, 0.0).sum(axis=1)  # (C, D)
     chips, denominations = evidence.shape
     if chips == 0:
         return SideReading((), ())
     switch = SWITCH_COST
     if learned is not None:
-        evidence = np.array(learned, dtype=np.float64)
-        if _chain_log_likelihood(evidence, _random_chain(denominations), top=top) \
-                - _chain_log_likelihood(evidence, _runs_chain(denominations), top=top) > RANDOM_MARGIN:
+        if _drawn_each_alone(evidence, top=top):
             switch = LEARNED_RANDOM_SWITCH_COST
     elif pattern is not None:
-        select = evidence + pattern / _SELECT_TEMPERATURE
-        if _chain_log_likelihood(select, _random_chain(denominations), top=top) \
-                - _chain_log_likelihood(select, _runs_chain(denominations), top=top) > RANDOM_MARGIN:
+        if _drawn_each_alone(evidence + pattern / _SELECT_TEMPERATURE, top=top):
             evidence, switch = pattern.copy(), RANDOM_SWITCH_COST
         else:
             evidence = evidence + PATTERN_SHARE * pattern
@@ -225,6 +224,14 @@ def read_side(labels: np.ndarray, valid: np.ndarray, emission: FloatArray, *, to
     marginals = _marginals(evidence / TEMPERATURE, change / TEMPERATURE, top=top)
     return SideReading(tuple(int(i) for i in path),
                        tuple(float(marginals[k, i]) for k, i in enumerate(path)))
+
+
+def _drawn_each_alone(evidence: FloatArray, *, top: int) -> bool:
+    """Whether a side's evidence (chips, D) is better explained, by RANDOM_MARGIN, by chips each drawn alone than by
+    runs of one denomination."""
+    denominations = evidence.shape[1]
+    return bool(_chain_log_likelihood(evidence, _random_chain(denominations), top=top)
+                - _chain_log_likelihood(evidence, _runs_chain(denominations), top=top) > RANDOM_MARGIN)
 
 
 def _runs_chain(denominations: int) -> FloatArray:
