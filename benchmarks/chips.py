@@ -3,7 +3,8 @@ detector's boxes.
 
     .venv/bin/python benchmarks/chips.py [--frames 60] [--seed 93001] [--size 1280x720|mixed] [--model M]
                                          [--no-detector] [--no-refine] [--no-extend] [--no-jitter] [--no-find-top]
-                                         [--second-look] [--no-side-net] [--min-side-px PX] [--refine-model M]
+                                         [--second-look] [--no-side-net] [--no-box-net] [--min-side-px PX]
+                                         [--refine-model M]
                                          [--flat-prior]
                                          [--per-box] [--chipset CHIPSET.yaml] [--repeat] [--scene random|seats]
 
@@ -274,7 +275,8 @@ def recogniser(args: argparse.Namespace, chipset: ChipSet, camera: TableCamera |
     """The chip recogniser with the command line's settings (`kwargs`: the box kind's own)."""
     return ChipRecogniser(chipset, camera=camera, refine=not args.no_refine, log_prior=() if args.flat_prior else None,
                           height_from_frame=not args.per_box, extend=not args.no_extend, jitter=not args.no_jitter,
-                          side_net=None if args.no_side_net else "default", min_side_px=args.min_side_px, **kwargs)
+                          side_net=None if args.no_side_net else "default", min_side_px=args.min_side_px,
+                          box_net=None if args.no_box_net else "default", **kwargs)
 
 
 def run_frame(index: int, args: argparse.Namespace, tally: Tally, detector: Detector | None, *,
@@ -487,6 +489,9 @@ def main() -> int:
     parser.add_argument("--no-side-net", action="store_true",
                         help="the chips under the top read by their side labels and rims' pattern, not by the learned "
                         "side reader (`ChipRecogniser.side_net`, session 59)")
+    parser.add_argument("--no-box-net", action="store_true",
+                        help="the detector's chip boxes refined by the image's edges alone, not first by the learned "
+                        "box-side reader (`ChipRecogniser.box_net`, session 60)")
     parser.add_argument("--min-side-px", type=float, default=MIN_SIDE_PX,
                         help=f"read the chips under the top from sides of this many pixels per chip (default "
                         f"{MIN_SIDE_PX}; thinner: taken as the top)")

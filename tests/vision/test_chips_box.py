@@ -119,10 +119,13 @@ def test_box_evidence_takes_a_spread_per_side() -> None:
         solution.log_likelihood([1.0, 0.0, 1.0, 1.0])
 
 
-def test_a_detector_box_is_solved_on_its_sides_found_again(rendered: Rendered) -> None:
-    """The recogniser reads a detector's box (off by 1 px a side) on its sides as `refine_box` finds them."""
+@pytest.mark.parametrize("box_net", [None, "default"])
+def test_a_detector_box_is_solved_on_its_sides_found_again(rendered: Rendered, box_net: str | None) -> None:
+    """The recogniser reads a detector's box (off by 1 px a side) on its sides as `refine_box` finds them: from the
+    detector's sides, or (the shipped box-side reader) from the sides the reader puts them at."""
     model = exact_table_camera(rendered.camera)
-    recogniser = ChipRecogniser(CHIPSET, camera=model)
+    recogniser = ChipRecogniser(CHIPSET, camera=model, box_net=None if box_net is None else "default")
+    assert (recogniser.box_net is None) == (box_net is None)
     moved = 0
     for index, truth in enumerate(rendered.chips):
         shift = LOOSE[index % len(LOOSE)]
@@ -133,7 +136,9 @@ def test_a_detector_box_is_solved_on_its_sides_found_again(rendered: Rendered) -
                         box_sigma_px=DETECTOR_BOX_SIGMA_PX, log_prior=recogniser.log_prior)
         refined = refine_box(rendered.image, (x1, y1, x2, y2),
                              outline=stack_outline(model, fit, radius_mm=RADIUS, thickness_mm=THICKNESS),
-                             detector_sigma=detector_sigma_px((960, 640)))
+                             detector_sigma=detector_sigma_px((960, 640)),
+                             learned=None if recogniser.box_net is None
+                             else recogniser.box_net.sides(rendered.image, (x1, y1, x2, y2), model))
         solved = {name: solve_box(model, box, diameter_mm=CHIPSET.diameter_mm, thickness_mm=THICKNESS).centres[0]
                   for name, box in (("given", (x1, y1, x2, y2)), ("refined", refined.box))}
         assert np.allclose(evidence.solution.centres[0], solved["refined"])

@@ -23,7 +23,7 @@ def test_a_box_and_the_same_box_a_pixel_aside_read_alike_on_a_large_frame() -> N
     model = exact_table_camera(camera)
     gaps: dict[bool, list[float]] = {True: [], False: []}
     for jitter in (False, True):
-        recogniser = ChipRecogniser(CHIPSET, camera=model, jitter=jitter)
+        recogniser = ChipRecogniser(CHIPSET, camera=model, jitter=jitter, box_net=None)  # the jitter alone
         for o in rendered.chips:
             box = whole_pixels(o.box)
             aside = (box[0], box[1] + 1.0, box[2], box[3] + 1.0)

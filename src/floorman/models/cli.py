@@ -1,4 +1,4 @@
-"""`floorman models train|export|recover|average|info|train-cards|train-chips|train-chip-sides`."""
+"""`floorman models train|export|recover|average|info|train-cards|train-chips|train-chip-sides|train-chip-boxes`."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from floorman.core.errors import ConfigError, flag_error
 from floorman.datasets.render_cli import parse_size, parse_tilt
+from floorman.models.chip_boxes_data import BoxTrainConfig
 from floorman.models.chip_sides_data import SideTrainConfig
 from floorman.models.registry import WEIGHTS_DIR, model_info
 from floorman.models.train import RenderSpec, TrainConfig, train_detector
@@ -50,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], *,
     _register_train_cards(sub)
     _register_train_chips(sub, chip_boxes=chip_boxes)
     _register_train_chip_sides(sub, side_sampler=side_sampler)
+    _register_train_chip_boxes(sub, chip_boxes=chip_boxes)
     info = sub.add_parser("info", help="print what an exported ONNX detector declares")
     info.add_argument("model", type=Path, help="ONNX file")
     info.set_defaults(handler=run_info)
@@ -283,6 +285,51 @@ def run_train_chip_sides(args: argparse.Namespace, *, side_sampler: SideSamplerF
     path, held_out, chips = train_chip_sides(config, sampler=side_sampler())
     sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e3:.0f} kB); held-out accuracy {held_out:.4f} on "
                      f"{chips} chips under a top\n")
+    return 0
+
+
+def _register_train_chip_boxes(sub: argparse._SubParsersAction[argparse.ArgumentParser], *,
+                               chip_boxes: ChipBoxesFactory | None) -> None:
+    # The learned box-side reader's recipe (models/chip_boxes_train.py; torch is imported only when it runs).
+    defaults = BoxTrainConfig()
+    boxes = sub.add_parser("train-chip-boxes", help="train the learned reader of where a detector's chip box's sides "
+                           "lie on rendered frames and export it to ONNX", description="Render frames (3840x2160 "
+                           "casino seats and random scenes, mixed sizes; cached in chunks under --cache), find their "
+                           "chip boxes with the shipped detector, cut a strip across each side of the boxes matched "
+                           "to a stack in sight with the true side's offset, train for --epochs and write the ONNX net "
+                           "the chip recogniser loads.")
+    boxes.add_argument("--cache", type=Path, default=defaults.cache, help="samples cache folder")
+    boxes.add_argument("--seed", type=int, default=defaults.seed, help="render seed (never a test seed)")
+    boxes.add_argument("--frames", type=int, default=defaults.frames, help="frames to render (a multiple of 50); "
+                       "the last --val-frames held out")
+    boxes.add_argument("--val-frames", type=int, default=defaults.val_frames, help="held-out frames for the "
+                       "figures printed")
+    boxes.add_argument("--epochs", type=int, default=defaults.epochs, help="passes over the training sides")
+    boxes.add_argument("--lr", type=float, default=defaults.lr, help="peak learning rate (AdamW, one cycle)")
+    boxes.add_argument("--threads", type=int, default=defaults.threads, help="torch CPU threads")
+    boxes.add_argument("--workers", type=int, default=defaults.workers, help="processes rendering the cache")
+    boxes.add_argument("--train-seed", type=int, default=defaults.train_seed, help="seed of the batches and init")
+    boxes.add_argument("--out", type=Path, help="ONNX output (default: the shipped vision/data/chip_boxes.onnx)")
+    boxes.set_defaults(handler=partial(run_train_chip_boxes, chip_boxes=chip_boxes))
+
+
+def run_train_chip_boxes(args: argparse.Namespace, *, chip_boxes: ChipBoxesFactory | None = None) -> int:
+    from floorman.models.chip_boxes_data import DEFAULT_OUT
+    from floorman.models.chip_boxes_train import train_chip_boxes
+
+    if chip_boxes is None:
+        raise ConfigError("train-chip-boxes cuts its strips on the detector's chip boxes, which the `floorman` "
+                          "command passes in (models may not import vision): none was given", field="chip_boxes")
+    try:
+        config = BoxTrainConfig(cache=args.cache, seed=args.seed, frames=args.frames, val_frames=args.val_frames,
+                                epochs=args.epochs, lr=args.lr, threads=args.threads, workers=args.workers,
+                                train_seed=args.train_seed, out=args.out or DEFAULT_OUT)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field="train-chip-boxes") from None
+    path, figures = train_chip_boxes(config, boxes=chip_boxes)
+    sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e3:.0f} kB); held-out sides {figures.sides}: mean "
+                     f"error {figures.net_mae:.2f} px (the detector's {figures.box_mae:.2f}), over 2 px "
+                     f"{100 * figures.net_over_2px:.1f} % ({100 * figures.box_over_2px:.1f} %)\n")
     return 0
 
 

@@ -37,7 +37,9 @@
   left two false C1 and a lost A8). Where the detector's second finer look (at the frame's own pixels:
   `OnnxDetectorConfig.refine_native_px`, off by default) boxed a crowded stack otherwise, both boxes are read and the
   surer count kept (`evidence(..., alternative=)`; session 57: held-out 3840x2160 seats 50104 count exact 83.0 ->
-  85.7 %, but from video an alert lost and a false one made: not on by default).
+  85.7 %, but from video an alert lost and a false one made: not on by default). A detector's box's sides are first
+  read again at the frame's own pixels by the learned box-side reader (`box_net`, `chips_box_net`; session 60), each
+  taken where the net is surer of it than the detector's spread, before the edges near them are looked for.
 - Top chip (colour): the top disc is sampled on a polar grid in its own plane; its pixels fall into body and
   edge-spot colours, matched to the chip set under an estimated light (`chips_colour.match_top`), with the
   spot count from the rim's angular pattern as a further cue. An unsure match is tried again a pixel off the
@@ -80,7 +82,8 @@ import numpy.typing as npt
 
 from floorman.core.chips import ChipSet
 from floorman.core.geometry import FloatArray
-from floorman.vision.chips_box import detector_sigma_px, refine_box
+from floorman.vision.chips_box import LOOSE_SIDE_SIGMA_PX, detector_sigma_px, refine_box
+from floorman.vision.chips_box_net import ChipBoxNet, default_box_net
 from floorman.vision.chips_cnn import ChipOffsetNet, default_offset_net, learned_log_likelihood
 from floorman.vision.chips_colour import (
     Bgr,
@@ -351,7 +354,8 @@ class ChipRecogniser:
                  offset_net: ChipOffsetNet | Literal["default"] | None = "default", extend: bool = True,
                  jitter: bool = True, find_top: bool = True,
                  side_net: ChipSideNet | Literal["default"] | None = "default",
-                 min_side_px: float = MIN_SIDE_PX) -> None:
+                 min_side_px: float = MIN_SIDE_PX,
+                 box_net: ChipBoxNet | Literal["default"] | None = "default") -> None:
         if max_count < 1:
             raise ValueError(f"expected max_count >= 1, got {max_count}")
         if log_prior is None:
@@ -375,6 +379,8 @@ class ChipRecogniser:
         self.offset_net = default_offset_net() if offset_net == "default" else offset_net
         # the learned side reader for the chips under the top (`chips_side_net`; the shipped one where present)
         self.side_net = default_side_net() if side_net == "default" else side_net
+        # the learned box-side reader for a detector's boxes (`chips_box_net`; the shipped one where present)
+        self.box_net = default_box_net() if box_net == "default" else box_net
         self.side_record: list[RimRecord] | None = None  # a list to keep each side's rim samples in (training)
         self.min_side_px = min_side_px  # a side showing fewer pixels per chip is not read (chips taken as the top)
         # A camera height that was assumed, not measured: the count must hold for any plausible height.
@@ -594,10 +600,22 @@ class ChipRecogniser:
                               max_count=self.max_count)
         if longer == found.box:
             return found
-        chosen = self._surer(found, self._geometric_evidence(image, longer))
+        other = self._geometric_evidence(image, longer)
+        if self._cut_short(image, found.box, longer) and other.log_likelihood is not None:
+            chosen = other  # the box-side reader says the box is cut where the side runs on: its count is no count
+        else:
+            chosen = self._surer(found, other)
         if chosen is not found:
             logger.debug("chip box %s run on to %s: its side goes on past its base end", found.box, longer)
         return chosen
+
+    def _cut_short(self, image: Image, box: Box, longer: Box) -> bool:
+        """Whether the box-side reader reads a side of `box` that `longer` runs on past as LOOSE_SIDE_SIGMA_PX or
+        more off (the box cut there), where there is one."""
+        if self.box_net is None or self.camera is None:
+            return False
+        sides = self.box_net.sides(image, box, self.camera)
+        return any(longer[k] != box[k] and sides.sigma_px[k] >= LOOSE_SIDE_SIGMA_PX for k in range(4))
 
     def _surer(self, found: StackEvidence, other: StackEvidence) -> StackEvidence:
         """`other` where its count is surer than `found`'s (`_sureness`), else `found` (which has evidence)."""
@@ -640,7 +658,9 @@ class ChipRecogniser:
                           max_count=self.max_count)
         fit = first.fit(first.log_likelihood(self.box_sigma_px), log_prior=self.log_prior)
         outline = stack_outline(self.camera, fit, radius_mm=radius, thickness_mm=thickness)
-        refined = refine_box(image, box, outline=outline, detector_sigma=detector_sigma_px(self.camera.image_size))
+        learned = self.box_net.sides(image, box, self.camera) if self.box_net is not None else None
+        refined = refine_box(image, box, outline=outline, detector_sigma=detector_sigma_px(self.camera.image_size),
+                             learned=learned)
         solution = self._solve(refined.box)
         sigma = np.asarray(refined.sigma_px) * REFINED_BOX_SCALE
         evidence = solution.log_likelihood(sigma)

@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from floorman.core.geometry import FloatArray
+from floorman.vision.chips_box_net import LearnedSides
 from floorman.vision.chips_geometry import Box
 
 Image = npt.NDArray[np.uint8]
@@ -50,6 +51,9 @@ _NOISE = 10.0  # ... give or take this much noise (8-bit levels)
 _COVER_PX = 6  # an edge's coverage is summed over this many pixels from 2 inside its strongest change
 _NEAR_PX = 2.0  # rows whose outline lies this close to its extreme tell the side
 _MIN_ROWS = 2
+# a side the box-side reader puts this far off or more (its spread, px) is the box cut short or run on there: the
+# box says little of it and an edge near it is something else's (session 60: a tall stack's box cut at its base)
+LOOSE_SIDE_SIGMA_PX = 4.0
 _MAX_APART_PX = 2.5  # a side found further than this from the detector's is something else's edge
 
 
@@ -67,23 +71,36 @@ def detector_sigma_px(image_size: tuple[int, int]) -> float:
     return DETECTOR_SIDE_SIGMA_PX + DETECTOR_SIDE_PER_INPUT * max(image_size) / DETECTOR_INPUT_PX
 
 
-def refine_box(image: Image, box: Box, *, outline: FloatArray, detector_sigma: float) -> RefinedBox:
+def refine_box(image: Image, box: Box, *, outline: FloatArray, detector_sigma: float,
+               learned: LearnedSides | None = None) -> RefinedBox:
     """`box` (the detector's, xyxy) with each side found in `image` averaged in; `outline` (P, 2): pixels of the
-    stack's rims as fitted to the box (their convex hull is its silhouette)."""
+    stack's rims as fitted to the box (their convex hull is its silhouette). `learned`: the box's sides as the
+    box-side reader reads them (`chips_box_net`), taken in place of the detector's where surer; a side it reads
+    LOOSE_SIDE_SIGMA_PX or more off keeps the detector's place with the reader's spread, and no edge near it."""
     if not detector_sigma > 0:
         raise ValueError(f"expected detector_sigma > 0, got {detector_sigma}")
     edges = measure_sides(image, box, outline=outline)
-    sides = list(box)
-    sigmas = [detector_sigma] * 4
-    weight_box, weight_edge = detector_sigma**-2, MEASURED_SIDE_SIGMA_PX**-2
+    start = list(box)
+    spread = [detector_sigma] * 4
+    loose = [False] * 4
+    if learned is not None:
+        for k in range(4):
+            if learned.sigma_px[k] < detector_sigma:
+                start[k], spread[k] = learned.box[k], learned.sigma_px[k]
+            elif learned.sigma_px[k] >= LOOSE_SIDE_SIGMA_PX:
+                spread[k], loose[k] = learned.sigma_px[k], True
+    sides = list(start)
+    sigmas = list(spread)
+    weight_edge = MEASURED_SIDE_SIGMA_PX**-2
     found = 0
     for k, edge in enumerate(edges):
-        if edge is None:
+        if edge is None or loose[k]:
             continue
         side = edge + EDGE_TO_SIDE_PX[k]
-        if abs(side - box[k]) > _MAX_APART_PX:
+        if abs(side - start[k]) > _MAX_APART_PX:
             continue
-        sides[k] = (weight_box * box[k] + weight_edge * side) / (weight_box + weight_edge)
+        weight_box = spread[k] ** -2
+        sides[k] = (weight_box * start[k] + weight_edge * side) / (weight_box + weight_edge)
         sigmas[k] = (weight_box + weight_edge) ** -0.5
         found += 1
     return RefinedBox(box=(sides[0], sides[1], sides[2], sides[3]),

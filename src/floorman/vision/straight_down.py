@@ -127,7 +127,10 @@ def read_straight_down(image: Image, boxes: Sequence[Box], *, recogniser: ChipRe
         counting = ChipRecogniser(recogniser.chipset, camera=camera, max_count=recogniser.max_count,
                                   box_sigma_px=recogniser.box_sigma_px, refine=recogniser.refine,
                                   log_prior=recogniser.log_prior, height_from_frame=recogniser.height_from_frame,
-                                  offset_net=recogniser.offset_net)  # `recogniser`'s settings, with the camera
+                                  offset_net=recogniser.offset_net,  # `recogniser`'s settings, with the camera
+                                  # the box-side reader learned the calibrated scenes' cameras, not one guessed from
+                                  # the chips' size: here it turned a lone 5000's top to a 25 (session 60)
+                                  box_net=None)
         inside = [i for i, box in enumerate(boxes) if not at_border(box, image_size=size)
                   and min(box[2] - box[0], box[3] - box[1]) <= _WIDEST * chip_px]
         read = counting.read_evidence(image, [counting.evidence(image, boxes[i]) for i in inside],
