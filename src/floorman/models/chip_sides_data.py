@@ -32,7 +32,7 @@ from floorman.datasets.render import Renderer
 from floorman.datasets.render_dataset import TRAINING_OPTIONS, image_rng
 from floorman.datasets.scene import DetectorClass
 from floorman.datasets.seat_chips import seat_chips
-from floorman.models.chips_data import check_split
+from floorman.models.chips_data import check_small_net
 
 logger = logging.getLogger(__name__)
 
@@ -135,10 +135,8 @@ class SideTrainConfig:
     out: Path = DEFAULT_OUT
 
     def __post_init__(self) -> None:
-        check_split(self.frames, self.val_frames, chunk=CHUNK)
-        if self.epochs < 1 or self.lr <= 0 or self.batch < 1 or self.threads < 1 or self.workers < 1:
-            raise ValueError(f"expected positive epochs, lr, batch, threads and workers, got {self.epochs}, "
-                             f"{self.lr}, {self.batch}, {self.threads}, {self.workers}")
+        check_small_net(frames=self.frames, val_frames=self.val_frames, chunk=CHUNK, epochs=self.epochs, lr=self.lr,
+                        batch=self.batch, threads=self.threads, workers=self.workers)
 
 
 def frame_samples(seed: int, index: int, *, sampler: SideSampler) -> list[SideSample]:

@@ -82,6 +82,16 @@ def check_split(frames: int, val_frames: int, *, chunk: int) -> None:
                          f"and {val_frames}")
 
 
+def check_small_net(*, frames: int, val_frames: int, chunk: int, epochs: int, lr: float, batch: int, threads: int,
+                    workers: int) -> None:
+    """ValueError unless a small net's recipe settings (`train-chip-sides`, `train-chip-boxes`) hold: the frames'
+    split (`check_split`) and positive epochs, learning rate, batch, threads and workers."""
+    check_split(frames, val_frames, chunk=chunk)
+    if epochs < 1 or lr <= 0 or batch < 1 or threads < 1 or workers < 1:
+        raise ValueError(f"expected positive epochs, lr, batch, threads and workers, got {epochs}, {lr}, {batch}, "
+                         f"{threads}, {workers}")
+
+
 def _project(camera: Camera, points: npt.ArrayLike) -> npt.NDArray[np.float64]:
     pixels, _ = camera.project(np.asarray(points, dtype=np.float64).reshape(-1, 3))
     return np.asarray(pixels, dtype=np.float64)

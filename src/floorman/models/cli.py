@@ -254,19 +254,27 @@ def _register_train_chip_sides(sub: argparse._SubParsersAction[argparse.Argument
                            "under --cache), read every stack of two chips or more on its true box, keep each lower "
                            "chip's rim samples where the count was read right, train for --epochs and write the ONNX "
                            "net the chip recogniser loads.")
-    sides.add_argument("--cache", type=Path, default=defaults.cache, help="samples cache folder")
-    sides.add_argument("--seed", type=int, default=defaults.seed, help="render seed (never a test seed)")
-    sides.add_argument("--frames", type=int, default=defaults.frames, help="frames to render (a multiple of 50); "
-                       "the last --val-frames held out")
-    sides.add_argument("--val-frames", type=int, default=defaults.val_frames, help="held-out frames for the "
-                       "accuracy printed")
-    sides.add_argument("--epochs", type=int, default=defaults.epochs, help="passes over the training chips")
-    sides.add_argument("--lr", type=float, default=defaults.lr, help="peak learning rate (AdamW, one cycle)")
-    sides.add_argument("--threads", type=int, default=defaults.threads, help="torch CPU threads")
-    sides.add_argument("--workers", type=int, default=defaults.workers, help="processes rendering the cache")
-    sides.add_argument("--train-seed", type=int, default=defaults.train_seed, help="seed of the batches and init")
-    sides.add_argument("--out", type=Path, help="ONNX output (default: the shipped vision/data/chip_sides.onnx)")
+    _small_net_arguments(sides, defaults, figures="accuracy printed", samples="chips",
+                         out="vision/data/chip_sides.onnx")
     sides.set_defaults(handler=partial(run_train_chip_sides, side_sampler=side_sampler))
+
+
+def _small_net_arguments(parser: argparse.ArgumentParser, defaults: SideTrainConfig | BoxTrainConfig, *,
+                         figures: str, samples: str, out: str) -> None:
+    """The options the small nets' recipes share (`train-chip-sides`, `train-chip-boxes`): their cache of rendered
+    chunks, seeds, held-out frames, training and output."""
+    parser.add_argument("--cache", type=Path, default=defaults.cache, help="samples cache folder")
+    parser.add_argument("--seed", type=int, default=defaults.seed, help="render seed (never a test seed)")
+    parser.add_argument("--frames", type=int, default=defaults.frames, help="frames to render (a multiple of 50); "
+                        "the last --val-frames held out")
+    parser.add_argument("--val-frames", type=int, default=defaults.val_frames, help=f"held-out frames for the "
+                        f"{figures}")
+    parser.add_argument("--epochs", type=int, default=defaults.epochs, help=f"passes over the training {samples}")
+    parser.add_argument("--lr", type=float, default=defaults.lr, help="peak learning rate (AdamW, one cycle)")
+    parser.add_argument("--threads", type=int, default=defaults.threads, help="torch CPU threads")
+    parser.add_argument("--workers", type=int, default=defaults.workers, help="processes rendering the cache")
+    parser.add_argument("--train-seed", type=int, default=defaults.train_seed, help="seed of the batches and init")
+    parser.add_argument("--out", type=Path, help=f"ONNX output (default: the shipped {out})")
 
 
 def run_train_chip_sides(args: argparse.Namespace, *, side_sampler: SideSamplerFactory | None = None) -> int:
@@ -298,18 +306,8 @@ def _register_train_chip_boxes(sub: argparse._SubParsersAction[argparse.Argument
                            "chip boxes with the shipped detector, cut a strip across each side of the boxes matched "
                            "to a stack in sight with the true side's offset, train for --epochs and write the ONNX net "
                            "the chip recogniser loads.")
-    boxes.add_argument("--cache", type=Path, default=defaults.cache, help="samples cache folder")
-    boxes.add_argument("--seed", type=int, default=defaults.seed, help="render seed (never a test seed)")
-    boxes.add_argument("--frames", type=int, default=defaults.frames, help="frames to render (a multiple of 50); "
-                       "the last --val-frames held out")
-    boxes.add_argument("--val-frames", type=int, default=defaults.val_frames, help="held-out frames for the "
-                       "figures printed")
-    boxes.add_argument("--epochs", type=int, default=defaults.epochs, help="passes over the training sides")
-    boxes.add_argument("--lr", type=float, default=defaults.lr, help="peak learning rate (AdamW, one cycle)")
-    boxes.add_argument("--threads", type=int, default=defaults.threads, help="torch CPU threads")
-    boxes.add_argument("--workers", type=int, default=defaults.workers, help="processes rendering the cache")
-    boxes.add_argument("--train-seed", type=int, default=defaults.train_seed, help="seed of the batches and init")
-    boxes.add_argument("--out", type=Path, help="ONNX output (default: the shipped vision/data/chip_boxes.onnx)")
+    _small_net_arguments(boxes, defaults, figures="figures printed", samples="sides",
+                         out="vision/data/chip_boxes.onnx")
     boxes.set_defaults(handler=partial(run_train_chip_boxes, chip_boxes=chip_boxes))
 
 
