@@ -43,7 +43,9 @@ def test_a_box_cut_across_its_top_disc_is_read_whole(rendered: Rendered, count: 
     model = exact_table_camera(rendered.camera)
     truth = next(o for o in rendered.chips if o.chips is not None and len(o.chips) == count)
     box = cut_top(model, truth.box, truth.position_mm, count, share=0.4)
-    assert ChipRecogniser(CHIPSET, camera=model, find_top=False).read(rendered.image, box).count < count - 2
+    # (the box-side reader alone reads some such boxes whole: what the run-on up the axis does is seen without it)
+    alone = ChipRecogniser(CHIPSET, camera=model, find_top=False, box_net=None)
+    assert alone.read(rendered.image, box).count < count - 2
     recogniser = ChipRecogniser(CHIPSET, camera=model, find_top=True)
     reading = recogniser.read(rendered.image, box)
     assert (reading.count, reading.top) == (count, truth.chips[-1])

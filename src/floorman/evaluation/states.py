@@ -67,7 +67,7 @@ def digest(path: Path) -> str:
 _PACKAGE = Path(__file__).resolve().parent.parent
 VISION_SOURCES = ("vision", "edge/agent.py", "edge/builders.py", "edge/gate.py", "core/table_state.py",
                   "core/cards.py", "core/card_patch.py", "core/chips.py", "core/geometry.py", "core/layout.py",
-                  "core/stack_patch.py", "core/chip_sides.py",
+                  "core/stack_patch.py", "core/chip_sides.py", "core/chip_box_strips.py",
                   "core/data")
 """What turns a frame into a `TableState` (relative to the package): its code and data files (the core modules the
 vision imports among them: a change to the geometry or the chip set reads frames otherwise)."""
