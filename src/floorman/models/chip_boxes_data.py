@@ -34,7 +34,7 @@ from floorman.datasets.render import Renderer
 from floorman.datasets.render_dataset import TRAINING_OPTIONS, image_rng
 from floorman.datasets.scene import DetectorClass
 from floorman.datasets.seat_chips import seat_chips
-from floorman.models.chips_data import ChipBoxes, check_small_net
+from floorman.models.chips_data import ChipBoxes, box_iou, check_small_net
 
 logger = logging.getLogger(__name__)
 
@@ -106,16 +106,6 @@ class BoxTrainConfig:
                         batch=self.batch, threads=self.threads, workers=self.workers)
 
 
-def box_iou(box: npt.NDArray[np.float64], boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """IoU of one box (4,) against boxes (N, 4), xyxy."""
-    x1, y1 = np.maximum(box[0], boxes[:, 0]), np.maximum(box[1], boxes[:, 1])
-    x2, y2 = np.minimum(box[2], boxes[:, 2]), np.minimum(box[3], boxes[:, 3])
-    inter = np.clip(x2 - x1, 0.0, None) * np.clip(y2 - y1, 0.0, None)
-    union = (box[2] - box[0]) * (box[3] - box[1]) + (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]) - inter
-    result: npt.NDArray[np.float64] = inter / np.maximum(union, 1e-9)
-    return result
-
-
 def frame_sides(seed: int, index: int, *, chip_boxes: ChipBoxes) -> Sides:
     """The box sides of frame `index` of `seed` (its kind: KINDS[index % len(KINDS)])."""
     kind = KINDS[index % len(KINDS)]
@@ -134,11 +124,11 @@ def frame_sides(seed: int, index: int, *, chip_boxes: ChipBoxes) -> Sides:
     to_table = np.linalg.inv(camera.table_homography())
     strips, scalars, offsets = [], [], []
     for row in found:
-        overlaps = box_iou(row, truths)
+        box = (float(row[0]), float(row[1]), float(row[2]), float(row[3]))
+        overlaps = box_iou(box, truths)
         true = truths[int(np.argmax(overlaps))]
         if overlaps.max() < MIN_IOU or not (row[2] > row[0] and row[3] > row[1]):
             continue
-        box = (float(row[0]), float(row[1]), float(row[2]), float(row[3]))
         centre = to_table @ np.array([(box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0, 1.0])
         growth = growth_direction(lambda p: camera.project(p)[0], (float(centre[0] / centre[2]),
                                                                    float(centre[1] / centre[2])))

@@ -126,7 +126,8 @@ def jittered(box: Box, rng: np.random.Generator) -> Box | None:
     return float(moved[0]), float(moved[1]), float(moved[2]), float(moved[3])
 
 
-def _iou(box: Box, boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+def box_iou(box: Box, boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """IoU of one box (xyxy) against boxes (N, 4)."""
     x1, y1 = np.maximum(box[0], boxes[:, 0]), np.maximum(box[1], boxes[:, 1])
     x2, y2 = np.minimum(box[2], boxes[:, 2]), np.minimum(box[3], boxes[:, 3])
     inter = np.clip(x2 - x1, 0.0, None) * np.clip(y2 - y1, 0.0, None)
@@ -153,7 +154,7 @@ def frame_samples(seed: int, index: int, *, spec: PatchSpec, chip_boxes: ChipBox
     if chip_boxes is not None:
         found = np.asarray(chip_boxes(result.image), dtype=np.float64).reshape(-1, 4)
         for stack in stacks:
-            overlaps = _iou(stack.box, found) if len(found) else np.zeros(0)
+            overlaps = box_iou(stack.box, found) if len(found) else np.zeros(0)
             if overlaps.size and float(overlaps.max()) >= MATCH_IOU:
                 b = found[int(np.argmax(overlaps))]
                 boxes.append((stack, (float(b[0]), float(b[1]), float(b[2]), float(b[3])), 2))

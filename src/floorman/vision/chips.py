@@ -85,7 +85,7 @@ import numpy.typing as npt
 from floorman.core.chips import ChipSet
 from floorman.core.geometry import FloatArray
 from floorman.vision.chips_box import LOOSE_SIDE_SIGMA_PX, detector_sigma_px, refine_box
-from floorman.vision.chips_box_net import ChipBoxNet, default_box_net
+from floorman.vision.chips_box_net import ChipBoxNet, LearnedSides, default_box_net
 from floorman.vision.chips_cnn import ChipOffsetNet, default_offset_net, learned_log_likelihood
 from floorman.vision.chips_colour import (
     Bgr,
@@ -275,6 +275,7 @@ class StackEvidence:
     solution: BoxSolution | None  # the box's fit per count and camera model
     silhouette: Silhouette | None  # its edges' fit, where found
     log_likelihood: FloatArray | None  # (M, N) per camera model (main, then alternatives) and count
+    learned: LearnedSides | None = None  # the box's sides as the box-side reader read them, where it did
 
 
 def frame_heights(evidence: Sequence[FloatArray | None], *, log_prior: Sequence[float] = ()) -> list[FloatArray | None]:
@@ -603,21 +604,13 @@ class ChipRecogniser:
         if longer == found.box:
             return found
         other = self._geometric_evidence(image, longer)
-        if self._cut_short(image, found.box, longer) and other.log_likelihood is not None:
+        if _cut_short(found, longer) and other.log_likelihood is not None:
             chosen = other  # the box-side reader says the box is cut where the side runs on: its count is no count
         else:
             chosen = self._surer(found, other)
         if chosen is not found:
             logger.debug("chip box %s run on to %s: its side goes on past its base end", found.box, longer)
         return chosen
-
-    def _cut_short(self, image: Image, box: Box, longer: Box) -> bool:
-        """Whether the box-side reader reads a side of `box` that `longer` runs on past as LOOSE_SIDE_SIGMA_PX or
-        more off (the box cut there), where there is one."""
-        if self.box_net is None or self.camera is None:
-            return False
-        sides = self.box_net.sides(image, box, self.camera)
-        return any(longer[k] != box[k] and sides.sigma_px[k] >= LOOSE_SIDE_SIGMA_PX for k in range(4))
 
     def _surer(self, found: StackEvidence, other: StackEvidence) -> StackEvidence:
         """`other` where its count is surer than `found`'s (`_sureness`), else `found` (which has evidence)."""
@@ -674,8 +667,9 @@ class ChipRecogniser:
             # DETECTOR_BOX_SIGMA_PX, 0.8+ counts of these boxes were right 2 times in 3).
             logger.debug("chip box %s: too few edges for its silhouette, the box's count stands", box)
             return StackEvidence(box, solution, None,
-                                 solution.log_likelihood(np.maximum(sigma, UNCONFIRMED_BOX_SIGMA_PX)))
-        return StackEvidence(box, solution, silhouette, self._with_silhouette(image, fit, silhouette, evidence))
+                                 solution.log_likelihood(np.maximum(sigma, UNCONFIRMED_BOX_SIGMA_PX)), learned)
+        return StackEvidence(box, solution, silhouette, self._with_silhouette(image, fit, silhouette, evidence),
+                             learned)
 
     def _with_silhouette(self, image: Image, fit: StackFit, silhouette: Silhouette,
                          box_evidence: FloatArray) -> FloatArray:
@@ -870,6 +864,14 @@ class ChipRecogniser:
                 sure = min(sure, _SWAPPED_AGREEMENT)
             agree.append(sure)
         return tuple(values[i] for i in reading.chips), float(min(agree))
+
+
+def _cut_short(found: StackEvidence, longer: Box) -> bool:
+    """Whether the box-side reader read a side of `found`'s box that `longer` runs on past as LOOSE_SIDE_SIGMA_PX or
+    more off (the box cut there)."""
+    sides = found.learned
+    return sides is not None and any(longer[k] != found.box[k] and sides.sigma_px[k] >= LOOSE_SIDE_SIGMA_PX
+                                     for k in range(4))
 
 
 def top_right(score: float) -> float:

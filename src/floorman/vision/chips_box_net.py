@@ -3,7 +3,7 @@ by a small network (`floorman models train-chip-boxes`) from a strip across the 
 run with ONNX Runtime. `chips_box.refine_box` takes its sides, with their spread, in place of the detector's where
 the net is surer of them; where it reads a side `chips_box.LOOSE_SIDE_SIGMA_PX` or more off (a box cut short of a
 tall stack's base), the box says little of that side: no edge near it is taken for it, and the box run on past it
-(`chips_extend`) is read whether or not its count comes out surer (`ChipRecogniser._cut_short`).
+(`chips_extend`) is read whether or not its count comes out surer (`chips._cut_short`).
 
 Why: the detector sees a 4K frame at a quarter of its pixels (its pyramid's 960 px level), so its chip boxes are a
 pixel or two off each side, most at the stack's base (short by a pixel on average): with the true base's side in
