@@ -63,6 +63,11 @@ def test_sides_are_cached_in_chunks_and_read_back(tmp_path: Path, monkeypatch: p
     (tmp_path / "bad.npz").write_bytes(b"not a chunk")
     with pytest.raises(ValueError, match=r"bad\.npz"):
         load_cache([tmp_path / "bad.npz"])
+    other = tmp_path / "other.npz"  # cut with strips of another depth
+    np.savez_compressed(other, strip=first.strip[:, :, 1:-1], scalars=first.scalars, offset=first.offset,
+                        frame=first.frame)
+    with pytest.raises(ValueError, match=r"other\.npz: field strip: expected strips of shape"):
+        load_cache([paths[0], other])
     assert len(load_cache([])) == 0
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pytest
 
 from floorman.core.geometry import FloatArray
 from floorman.vision.chips import ChipRecogniser
-from floorman.vision.chips_extend import extended_box, felt_shares
+from floorman.vision.chips_box_net import ChipBoxNet, LearnedSides
+from floorman.vision.chips_extend import MIN_PX_PER_CHIP, extended_box, felt_shares
 from floorman.vision.chips_geometry import Box, TableCamera, fit_stack
 from floorman.vision.chips_refine import felt_mask, shadow_mask
 from tests.vision.test_chips import CHIPSET, Rendered, exact_table_camera, render_chips, tilted_camera
@@ -47,6 +50,53 @@ def test_a_tall_stacks_box_cut_short_of_its_base_is_read_whole(rendered: Rendere
     fit = fit_stack(model, box, diameter_mm=CHIPSET.diameter_mm, thickness_mm=CHIPSET.thickness_mm)
     longer = extended_box(rendered.image, box, fit=fit, camera=model, chipset=CHIPSET, max_count=30)
     np.testing.assert_allclose(longer, truth.box, atol=6.0)  # to about a chip's side (3.7 px here)
+
+
+class _CutAt:
+    """A box-side reader that reads the given sides of every box far off (the box cut there), the others where the
+    box has them."""
+
+    def __init__(self, *cut: int) -> None:
+        self.cut = cut
+
+    def sides(self, _image: object, box: Box, _camera: object) -> LearnedSides:
+        return LearnedSides(box, (12.0 if 0 in self.cut else 0.5, 12.0 if 1 in self.cut else 0.5,
+                                  12.0 if 2 in self.cut else 0.5, 12.0 if 3 in self.cut else 0.5))
+
+
+@pytest.fixture(scope="module")
+def wide() -> Rendered:
+    """The same stacks through a wider lens: their sides run 30-50 px below their tops."""
+    return render_chips(STACKS, camera=tilted_camera(size=(1920, 1080), tilt_deg=40.0, hfov=60.0), seed=5001)
+
+
+def top_disc_box(model: TableCamera, position_mm: tuple[float, float], count: int) -> Box:
+    """The box round a stack's top disc alone, as the detector boxes a stack whose side runs under a neighbour."""
+    angles = np.linspace(0.0, 2.0 * np.pi, 64, endpoint=False)
+    rim = np.column_stack([position_mm[0] + CHIPSET.diameter_mm / 2.0 * np.cos(angles),
+                           position_mm[1] + CHIPSET.diameter_mm / 2.0 * np.sin(angles),
+                           np.full(64, count * CHIPSET.thickness_mm)])
+    points = model.project(rim)
+    return (float(points[:, 0].min()), float(points[:, 1].min()), float(points[:, 0].max()),
+            float(points[:, 1].max()))
+
+
+@pytest.mark.parametrize("count", [20, 18, 12])
+def test_a_box_round_the_top_disc_alone_is_run_on_where_the_box_side_reader_reads_its_base_end_cut(
+        wide: Rendered, count: int) -> None:
+    model = exact_table_camera(wide.camera)
+    truth = next(o for o in wide.chips if o.chips is not None and len(o.chips) == count)
+    box = top_disc_box(model, truth.position_mm, count)
+    fit = fit_stack(model, box, diameter_mm=CHIPSET.diameter_mm, thickness_mm=CHIPSET.thickness_mm)
+    assert fit.count <= 2 and fit.px_per_chip < MIN_PX_PER_CHIP  # too thin a side to be run on by itself
+
+    def read(*cut: int) -> int:
+        reader = cast(ChipBoxNet, _CutAt(*cut))
+        return ChipRecogniser(CHIPSET, camera=model, box_net=reader).read(wide.image, box).count
+
+    assert ChipRecogniser(CHIPSET, camera=model, box_net=None).read(wide.image, box).count <= 3
+    assert read() <= 3 and read(0, 1) <= 3  # sides read sound, or cut at the top's end: the box stands
+    assert read(3) == count  # the base's end (the stack grows up the image) cut: run on to the felt
 
 
 def test_a_whole_stacks_box_is_left_as_it_is(rendered: Rendered) -> None:

@@ -181,8 +181,13 @@ def load_cache(paths: Sequence[Path]) -> Sides:
     for path in paths:
         try:
             with np.load(path) as data:
-                parts.append(Sides(*(data[name] for name in _FIELDS)))
+                sides = Sides(*(data[name] for name in _FIELDS))
         except (KeyError, ValueError, OSError) as exc:
             raise ValueError(f"{path}: expected a box sides chunk ({', '.join(_FIELDS)}), got {exc} "
                              "(delete it to cut it again)") from None
+        shape = (STRIP_ALONG, 2 * STRIP_DEPTH_PX, 3)
+        if sides.strip.shape[1:] != shape:
+            raise ValueError(f"{path}: field strip: expected strips of shape {shape} (`core.chip_box_strips`), got "
+                             f"{sides.strip.shape[1:]}: cut with other strips (delete it to cut it again)")
+        parts.append(sides)
     return Sides.concat(parts)

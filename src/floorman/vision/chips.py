@@ -40,8 +40,10 @@
   85.7 %, but from video an alert lost and a false one made: not on by default). A detector's box's sides are first
   read again at the frame's own pixels by the learned box-side reader (`box_net`, `chips_box_net`; session 60), each
   taken where the net is surer of it than the detector's spread, before the edges near them are looked for; a side
-  it reads far off (`chips_box.LOOSE_SIDE_SIGMA_PX`) is the box cut there, and the run-on past it is then taken
-  whatever its sureness (held-out 3840x2160 seats 50104, camera height given: count exact 81.0 -> 84.4 %).
+  it reads far off (`chips_box.LOOSE_SIDE_SIGMA_PX`) at the base's end is the box cut there, and the run-on past it
+  is then taken whatever its sureness (held-out 3840x2160 seats 50104, camera height given: count exact 81.0 -> 84.4
+  %); such a box is run on even where the fit of the box alone (round the top disc, one chip) shows a side under
+  `chips_extend.MIN_PX_PER_CHIP`, from CUT_MIN_PX_PER_CHIP (session 61).
 - Top chip (colour): the top disc is sampled on a polar grid in its own plane; its pixels fall into body and
   edge-spot colours, matched to the chip set under an estimated light (`chips_colour.match_top`), with the
   spot count from the rim's angular pattern as a further cue. An unsure match is tried again a pixel off the
@@ -82,10 +84,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from floorman.core.chip_box_strips import OUTWARD
 from floorman.core.chips import ChipSet
 from floorman.core.geometry import FloatArray
 from floorman.vision.chips_box import LOOSE_SIDE_SIGMA_PX, detector_sigma_px, refine_box
-from floorman.vision.chips_box_net import ChipBoxNet, LearnedSides, default_box_net
+from floorman.vision.chips_box_net import ChipBoxNet, LearnedSides, base_end_sides, default_box_net
 from floorman.vision.chips_cnn import ChipOffsetNet, default_offset_net, learned_log_likelihood
 from floorman.vision.chips_colour import (
     Bgr,
@@ -180,6 +183,7 @@ DETECTOR_BOX_SIGMA_PX = 1.0
 # -> 478 of 480, count exact 569 -> 573 of 617; on fresh 39657 the zones the rules would accuse on had held counts
 # 13 read 12 at 0.97, 14 read 13 at 0.87).
 SEAMS_SILHOUETTE_TEMPERATURE = 1.5
+CUT_MIN_PX_PER_CHIP = 1.2  # a box the box-side reader says is cut is run on from this thin a side (`_extended`)
 UNCONFIRMED_BOX_SIGMA_PX = 2.0  # the detector's measured spread: its box where no silhouette was found round it
 # A detector's box beside the silhouette, its sides found again in the image (`chips_box`): taken as off by this many
 # times their spread (measured on detector boxes of seeds 97011/97012/98011, 980 stacks: count exact 57.1 % with the
@@ -601,10 +605,17 @@ class ChipRecogniser:
         fit = found.solution.fit(found.solution.log_likelihood(self.box_sigma_px), log_prior=self.log_prior)
         longer = extended_box(image, found.box, fit=fit, camera=self.camera, chipset=self.chipset,
                               max_count=self.max_count)
+        if longer == found.box and _cut_sides(found, self.camera):
+            # a box round the top disc alone fits one chip, whose side is thinner than the stack's: where the
+            # box-side reader says the box is cut, its side is looked past from CUT_MIN_PX_PER_CHIP
+            longer = extended_box(image, found.box, fit=fit, camera=self.camera, chipset=self.chipset,
+                                  max_count=self.max_count, min_px_per_chip=CUT_MIN_PX_PER_CHIP)
+            if not _cut_short(found, longer, self.camera):
+                return found
         if longer == found.box:
             return found
         other = self._geometric_evidence(image, longer)
-        if _cut_short(found, longer) and other.log_likelihood is not None:
+        if _cut_short(found, longer, self.camera) and other.log_likelihood is not None:
             chosen = other  # the box-side reader says the box is cut where the side runs on: its count is no count
         else:
             chosen = self._surer(found, other)
@@ -866,12 +877,18 @@ class ChipRecogniser:
         return tuple(values[i] for i in reading.chips), float(min(agree))
 
 
-def _cut_short(found: StackEvidence, longer: Box) -> bool:
-    """Whether the box-side reader read a side of `found`'s box that `longer` runs on past as LOOSE_SIDE_SIGMA_PX or
-    more off (the box cut there)."""
+def _cut_sides(found: StackEvidence, camera: TableCamera) -> tuple[int, ...]:
+    """The sides at the base's end of `found`'s box that the box-side reader read LOOSE_SIDE_SIGMA_PX or more off:
+    where the box is cut short of its stack's base."""
     sides = found.learned
-    return sides is not None and any(longer[k] != found.box[k] and sides.sigma_px[k] >= LOOSE_SIDE_SIGMA_PX
-                                     for k in range(4))
+    if sides is None:
+        return ()
+    return tuple(k for k in base_end_sides(camera, found.box) if sides.sigma_px[k] >= LOOSE_SIDE_SIGMA_PX)
+
+
+def _cut_short(found: StackEvidence, longer: Box, camera: TableCamera) -> bool:
+    """Whether `longer` runs on past a side of `found`'s box where the box is cut (`_cut_sides`)."""
+    return any(OUTWARD[k] * (longer[k] - found.box[k]) > 0.0 for k in _cut_sides(found, camera))
 
 
 def top_right(score: float) -> float:

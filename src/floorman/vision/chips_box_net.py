@@ -44,6 +44,7 @@ MODEL_PATH = Path(__file__).resolve().parent / "data" / "chip_boxes.onnx"
 RECIPE = "floorman models train-chip-boxes"
 MAX_SHIFT_PX = STRIP_DEPTH_PX - 4  # a side is moved at most this far (the strip shows a little past it)
 MIN_SIGMA_PX = 0.3  # the net's spread is taken as at least this (a mask's rounding)
+BASE_END_AXIS = 0.05  # a side faces the base's end where the growth direction's component across it is this or more
 
 Image = npt.NDArray[np.uint8]
 
@@ -80,9 +81,7 @@ class ChipBoxNet:
 
     def sides(self, image: Image, box: Box, camera: TableCamera) -> LearnedSides:
         """`box`'s four sides as the net reads them, each moved at most MAX_SHIFT_PX."""
-        centre = ((box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0)
-        ground = camera.to_plane(np.array([centre]), z=0.0)[0]
-        growth = growth_direction(camera, (float(ground[0]), float(ground[1])))
+        growth = box_growth(camera, box)
         offsets, sigmas = self.offsets([side_strip(image, box, k) for k in range(4)],
                                        [strip_scalars(box, k, growth) for k in range(4)])
         moved = [box[k] + OUTWARD[k] * float(np.clip(offsets[k], -MAX_SHIFT_PX, MAX_SHIFT_PX)) for k in range(4)]
@@ -91,6 +90,19 @@ class ChipBoxNet:
         spread = np.maximum(sigmas, MIN_SIGMA_PX)
         return LearnedSides((moved[0], moved[1], moved[2], moved[3]),
                             (float(spread[0]), float(spread[1]), float(spread[2]), float(spread[3])))
+
+
+def box_growth(camera: TableCamera, box: Box) -> FloatArray:
+    """The unit direction (2,) in which a stack standing under `box`'s centre grows in the image."""
+    centre = ((box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0)
+    ground = camera.to_plane(np.array([centre]), z=0.0)[0]
+    return growth_direction(camera, (float(ground[0]), float(ground[1])))
+
+
+def base_end_sides(camera: TableCamera, box: Box) -> tuple[int, ...]:
+    """The sides of `box` (0-3: x1, y1, x2, y2) at its stack's base end: those the stack grows away from."""
+    growth = box_growth(camera, box)
+    return tuple(k for k in range(4) if OUTWARD[k] * float(growth[k % 2]) <= -BASE_END_AXIS)
 
 
 @lru_cache(maxsize=1)

@@ -14,7 +14,10 @@ its samples ends the stack. Where the `RUN` chips past the box's own count are c
 slabs tell the end to about a chip; the silhouette's edges then find it to a fraction). The reading on it replaces
 the box's only where its count is surer (`ChipRecogniser.evidence`): a side running on into a neighbour along the
 lean reads less sure than the box did. Only where a chip's slab is `MIN_PX_PER_CHIP` deep or more (4K seats: 3-5
-px): on thinner ones the mixed sizes' seats lost boxes to neighbours for a gain of 0.3 point (seed 50102).
+px): on thinner ones the mixed sizes' seats lost boxes to neighbours for a gain of 0.3 point (seed 50102). The
+recogniser lowers that guard (`min_px_per_chip`) for a box the box-side reader reads cut at its base's end
+(`ChipRecogniser._extended`): a box round a tall stack's top disc alone fits one chip, whose side is thinner than the
+stack's (session 61: a 500 stack of 18 seen at 2.4 px per chip, boxed round its top, fitted at 1.8).
 """
 
 from __future__ import annotations
@@ -42,10 +45,10 @@ _RIM = 24  # points round the base's rim
 
 
 def extended_box(image: Image, box: Box, *, fit: StackFit, camera: TableCamera, chipset: ChipSet,
-                 max_count: int) -> Box:
+                 max_count: int, min_px_per_chip: float = MIN_PX_PER_CHIP) -> Box:
     """`box` run on past its base end where the stack's side goes on past it (`fit`: the box's own fit on
-    `camera`), or `box` itself."""
-    if fit.count + RUN >= max_count or fit.px_per_chip < MIN_PX_PER_CHIP:
+    `camera`), or `box` itself; not where the fit's chips show under `min_px_per_chip` of side."""
+    if fit.count + RUN >= max_count or fit.px_per_chip < min_px_per_chip:
         return box
     felt = felt_colour(image, box)
     if felt is None:
