@@ -273,6 +273,25 @@ def test_a_stack_lost_under_two_ids_in_turn_is_kept_once_as_last_read() -> None:
     assert of(events, "zone_chips") == []
 
 
+def test_a_lost_stack_found_again_under_an_older_id_with_its_chips_is_counted_once(deriver: EventDeriver) -> None:
+    """The vision's tracker gives a stack it lost an id it had given something else before (out_of_turn_04 from a
+    tilted 4K camera, session 61: seat 6's six 500s, seen under a new id once its player's bet had left, then under
+    the id of a chip its hand had held a second before): that track, seen at the stack's place with its chips, is
+    the stack, not a second one beside it (counted twice, the zone grew by 3000 and shrank back, and the shrink,
+    read sure, was chips taken off the table over the rail as the hand left: a false D3 of 2600)."""
+    scene = Scene(chips={1: chips("stack_6", [500] * 6, track=1), 3: chips("stack_6", [100] * 16, track=3, dx=45),
+                         2: chips("bet_6", [1000], track=2)})
+    run(deriver, scene.frames(int(3 * FPS)))
+    del scene.chips[2]  # the id's first object gone
+    run(deriver, scene.frames(int(1.0 * FPS)))
+    del scene.chips[1]
+    events = run(deriver, scene.frames(2))
+    scene.chips[2] = chips("stack_6", [500] * 6, track=2, dx=3)
+    events += run(deriver, scene.frames(int(3 * FPS)))
+    assert zone_values(events, "stack_6") == []
+    assert of(events, "rail_crossing") == []
+
+
 def test_a_box_seen_for_a_moment_is_not_kept_long_when_lost(deriver: EventDeriver) -> None:
     """A box that appeared with no hand near (a phantom) and is lost a second later is kept no longer than it was
     seen, not `lost_hold_s`: kept until its seat's hand came to check, it had made the check a pick-up."""

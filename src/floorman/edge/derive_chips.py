@@ -203,15 +203,18 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         The vision names one stack anew as its boxes hop: from a tilted 4K camera (out_of_turn_04) seat 6's nineteen
         100s, seen under a new id, lost, their old id left on a box over them and the 25s beside read 100 x 9 + 25 x 5;
         the new id, first seen after the zone was published, was not kept, the old one was with that reading, then
-        the new one too once the zone changed: 28 100s, a false 1900 brought from below the rail."""
+        the new one too once the zone changed: 28 100s, a false 1900 brought from below the rail. A track seen there
+        now with the lost one's chips is the stack too, whenever its id was first given (session 61, the same
+        scenario: seat 6's six 500s seen again under the id of a chip its hand had held, kept beside it, counted
+        twice, then a false 2600 taken off the table over the rail)."""
         since = self._lain(track)
         if not (track.zone in self._settle and track.rest_zone == track.zone
                 and since <= self._changed.get(track.zone, -math.inf)
                 and self._now - track.last_t <= min(self.config.lost_hold_s, track.last_t - since)
                 and self._touched.get(track.id, -math.inf) < track.last_t):
             return False
-        return not any(other.last_t > track.last_t and (other.first_t > track.last_t or other.last_t < self._now)
-                       and other.distance_to(track.position) <= self.config.same_stack_mm
+        return not any(other.last_t > track.last_t and other.distance_to(track.position) <= self.config.same_stack_mm
+                       and (other.first_t > track.last_t or other.last_t < self._now or _same_chips(other, track))
                        for other in self.tracker.tracks.values())
 
     def _lain(self, track: Track) -> float:
@@ -735,6 +738,12 @@ def _over_others(tracks: list[Track]) -> set[int]:
         if int(held.sum()) >= 2:
             merged.add(ident)
     return merged
+
+
+def _same_chips(one: Track, other: Track) -> bool:
+    """Whether two stack tracks were last read holding the same chips."""
+    return (isinstance(one.seen, SeenChips) and isinstance(other.seen, SeenChips)
+            and Counter(one.seen.denominations) == Counter(other.seen.denominations))
 
 
 def _same_places(now: list[_StackRead], then: list[_StackRead] | None, *, mm: float) -> bool:
