@@ -206,16 +206,24 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         the new one too once the zone changed: 28 100s, a false 1900 brought from below the rail. A track seen there
         now with the lost one's chips is the stack too, whenever its id was first given (session 61, the same
         scenario: seat 6's six 500s seen again under the id of a chip its hand had held, kept beside it, counted
-        twice, then a false 2600 taken off the table over the rail)."""
+        twice, then a false 2600 taken off the table over the rail; `_found_again`)."""
         since = self._lain(track)
         if not (track.zone in self._settle and track.rest_zone == track.zone
                 and since <= self._changed.get(track.zone, -math.inf)
                 and self._now - track.last_t <= min(self.config.lost_hold_s, track.last_t - since)
                 and self._touched.get(track.id, -math.inf) < track.last_t):
             return False
-        return not any(other.last_t > track.last_t and other.distance_to(track.position) <= self.config.same_stack_mm
-                       and (other.first_t > track.last_t or other.last_t < self._now or _same_chips(other, track))
-                       for other in self.tracker.tracks.values())
+        return not any(self._found_again(track, other) for other in self.tracker.tracks.values())
+
+    def _found_again(self, lost: Track, other: Track) -> bool:
+        """Whether `other` is the `lost` stack seen since under another id: within `same_stack_mm` of where it lay,
+        first seen after it was lost, or seen since and lost too, or seen now with its chips within half that (no
+        other stack stands there: two stacks' centres lie a chip's width apart)."""
+        distance = other.distance_to(lost.position)
+        if other.last_t <= lost.last_t or distance > self.config.same_stack_mm:
+            return False
+        return (other.first_t > lost.last_t or other.last_t < self._now
+                or (distance <= self.config.same_stack_mm / 2.0 and _same_chips(other, lost)))
 
     def _lain(self, track: Track) -> float:
         """Since when a stack has lain where this lost track lies: its first sighting, or that of a track lost before
