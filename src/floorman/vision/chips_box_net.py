@@ -44,7 +44,7 @@ MODEL_PATH = Path(__file__).resolve().parent / "data" / "chip_boxes.onnx"
 RECIPE = "floorman models train-chip-boxes"
 MAX_SHIFT_PX = STRIP_DEPTH_PX - 4  # a side is moved at most this far (the strip shows a little past it)
 MIN_SIGMA_PX = 0.3  # the net's spread is taken as at least this (a mask's rounding)
-BASE_END_AXIS = 0.05  # a side faces the base's end where the growth direction's component across it is this or more
+BASE_END_AXIS = 0.05  # a side is at the base's end where the stack grows away from it this much (unit direction)
 
 Image = npt.NDArray[np.uint8]
 
