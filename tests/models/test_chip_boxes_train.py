@@ -71,13 +71,7 @@ def test_sides_are_cached_in_chunks_and_read_back(tmp_path: Path, monkeypatch: p
     assert len(load_cache([])) == 0
 
 
-def test_the_settings_are_checked() -> None:
-    with pytest.raises(ValueError, match="multiples of 50"):
-        BoxTrainConfig(frames=120, val_frames=20)
-    with pytest.raises(ValueError, match="frames > val_frames"):
-        BoxTrainConfig(frames=100, val_frames=100)
-    with pytest.raises(ValueError, match="positive epochs"):
-        BoxTrainConfig(epochs=0)
+def test_the_recipe_needs_the_detectors_boxes() -> None:
     with pytest.raises(ConfigError, match="chip_boxes"):
         models_cli.run_train_chip_boxes(argparse.Namespace(), chip_boxes=None)
 
@@ -108,7 +102,6 @@ def test_the_net_learns_where_a_side_lies_on_plain_strips() -> None:
 def test_floorman_models_train_chip_boxes_renders_cuts_and_writes_the_model(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(chip_boxes_data, "CHUNK", 2)
-    monkeypatch.setattr(chip_boxes_train, "CHUNK", 2)
     out = tmp_path / "boxes.onnx"
     assert main(["models", "train-chip-boxes", "--cache", str(tmp_path / "cache"), "--seed", str(SEED), "--frames",
                  "4", "--val-frames", "2", "--epochs", "1", "--out", str(out)]) == 0

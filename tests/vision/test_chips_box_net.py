@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from floorman.core.errors import ConfigError
 from floorman.vision.chips_box import LOOSE_SIDE_SIGMA_PX, refine_box
 from floorman.vision.chips_box_net import MAX_SHIFT_PX, MODEL_PATH, ChipBoxNet, LearnedSides, default_box_net
 from floorman.vision.chips_geometry import TableCamera
@@ -18,22 +14,6 @@ def shipped() -> ChipBoxNet:
     net = default_box_net()
     assert net is not None, f"the shipped box-side reader {MODEL_PATH} is missing"
     return net
-
-
-def test_a_reader_trained_on_other_strips_is_refused_naming_the_file(tmp_path: Path) -> None:
-    onnx = pytest.importorskip("onnx")
-    model = onnx.load(str(MODEL_PATH))
-    for entry in model.metadata_props:
-        if entry.key == "floorman_box_strips":
-            entry.value = "16,32,0.1"
-    path = tmp_path / "old_boxes.onnx"
-    onnx.save(model, str(path))
-    with pytest.raises(ConfigError, match=r"old_boxes\.onnx"):
-        ChipBoxNet(path)
-    with pytest.raises(ConfigError, match="train-chip-boxes"):
-        ChipBoxNet(tmp_path / "missing.onnx")
-    shutil.copy(MODEL_PATH, tmp_path / "same.onnx")
-    assert ChipBoxNet(tmp_path / "same.onnx").session is not None
 
 
 def test_the_reader_reads_any_number_of_strips() -> None:

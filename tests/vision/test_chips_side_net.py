@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from floorman.core.chip_sides import RIM_ANGLES_DEG, SIDE_SHADE
 from floorman.core.chips import ChipSet
-from floorman.core.errors import ConfigError
 from floorman.datasets.chip_designs import club_chipset
 from floorman.vision.chips import ChipRecogniser
 from floorman.vision.chips_colour import nominal_bgr
@@ -52,22 +48,6 @@ def test_the_shipped_reader_scores_every_candidate_of_any_chip_set() -> None:
     four = CHIPSET.model_copy(update={"denominations": [d for d in CHIPSET.denominations if d.value != 500]})
     assert net.log_evidence(rim, valid, illuminant=illuminant, px_per_chip=4.0, chipset=four).shape == (3, 4)
     assert net.log_evidence(rim[:0], valid[:0], illuminant=illuminant, px_per_chip=4.0, chipset=CHIPSET).shape == (0, 5)
-
-
-def test_a_reader_trained_on_other_features_is_refused_naming_the_file(tmp_path: Path) -> None:
-    onnx = pytest.importorskip("onnx")
-    model = onnx.load(str(MODEL_PATH))
-    for entry in model.metadata_props:
-        if entry.key == "floorman_side_features":
-            entry.value = "0"
-    path = tmp_path / "old_sides.onnx"
-    onnx.save(model, str(path))
-    with pytest.raises(ConfigError, match=r"old_sides\.onnx"):
-        ChipSideNet(path)
-    with pytest.raises(ConfigError, match="train-chip-sides"):
-        ChipSideNet(tmp_path / "missing.onnx")
-    shutil.copy(MODEL_PATH, tmp_path / "same.onnx")
-    assert ChipSideNet(tmp_path / "same.onnx").session is not None
 
 
 def test_the_learned_evidence_replaces_the_labels_and_a_lone_chip_needs_much_of_it() -> None:

@@ -34,7 +34,8 @@ from floorman.datasets.render import Renderer
 from floorman.datasets.render_dataset import TRAINING_OPTIONS, image_rng
 from floorman.datasets.scene import DetectorClass
 from floorman.datasets.seat_chips import seat_chips
-from floorman.models.chips_data import ChipBoxes, box_iou, check_small_net
+from floorman.models.chips_data import ChipBoxes, box_iou
+from floorman.models.small_net import SmallNetConfig
 
 logger = logging.getLogger(__name__)
 
@@ -84,26 +85,18 @@ class Sides:
         return cls(*(np.concatenate([getattr(p, name) for p in parts]) for name in _FIELDS))
 
 
-@dataclass(frozen=True)
-class BoxTrainConfig:
+@dataclass(frozen=True, kw_only=True)
+class BoxTrainConfig(SmallNetConfig):
     """The shipped recipe's settings (see CHIP_BOXES_MODEL_CARD.md)."""
 
     cache: Path = Path("/tmp/floorman_boxes")
     seed: int = 60100
     frames: int = 1500
-    val_frames: int = 100  # the last frames of the seed, held out for the figures printed
     epochs: int = 12
-    batch: int = 256
-    lr: float = 3e-3
-    weight_decay: float = 1e-4
-    threads: int = 1
-    workers: int = 1  # processes rendering the cache
-    train_seed: int = 0
     out: Path = DEFAULT_OUT
 
-    def __post_init__(self) -> None:
-        check_small_net(frames=self.frames, val_frames=self.val_frames, chunk=CHUNK, epochs=self.epochs, lr=self.lr,
-                        batch=self.batch, threads=self.threads, workers=self.workers)
+    def chunk(self) -> int:
+        return CHUNK
 
 
 def frame_sides(seed: int, index: int, *, chip_boxes: ChipBoxes) -> Sides:

@@ -16,8 +16,6 @@ gives `offset` (n, 2); it carries `core.chip_box_strips.STRIPS_KEY`, which `floo
 from __future__ import annotations
 
 import logging
-import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +24,8 @@ import torch
 from torch import nn
 
 from floorman.core.chip_box_strips import SCALARS, STRIP_ALONG, STRIP_DEPTH_PX, STRIPS_KEY, strips_spec
-from floorman.models.chip_boxes_data import CHUNK, BoxesFactory, BoxTrainConfig, Sides, build_cache, load_cache
+from floorman.models import small_net_train
+from floorman.models.chip_boxes_data import BoxesFactory, BoxTrainConfig, Sides, build_cache, load_cache
 
 logger = logging.getLogger(__name__)
 
@@ -77,30 +76,18 @@ class HeldOut:
 
 
 def fit(net: BoxNet, train: Sides, *, config: BoxTrainConfig) -> None:
-    """Train for `config.epochs` passes over `train`."""
+    """Train for `config.epochs` passes over `train`, each strip flipped along its side half the time."""
     if not len(train):
         raise ValueError("expected training sides, got none (no chip box matched a stack in sight?)")
     strips, scalars, targets = tensors(train)
-    generator = torch.Generator().manual_seed(config.train_seed)
-    steps = config.epochs * ((len(train) + config.batch - 1) // config.batch)
-    optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, config.lr, total_steps=steps)
-    for epoch in range(config.epochs):
-        started, total = time.perf_counter(), 0.0
-        net.train()
-        order = torch.randperm(len(train), generator=generator)
-        for first in range(0, len(train), config.batch):
-            index = order[first:first + config.batch]
-            batch = strips[index]
-            flip = torch.rand(len(index), 1, 1, 1, generator=generator) < 0.5
-            batch = torch.where(flip, batch.flip(2), batch)  # a side read from either end
-            loss = gaussian_nll(net(batch, scalars[index]), targets[index])
-            optimiser.zero_grad()
-            torch.autograd.backward(loss)
-            optimiser.step()
-            schedule.step()
-            total += loss.item() * len(index)
-        logger.info("epoch %d: loss %.4f (%.0f s)", epoch, total / len(train), time.perf_counter() - started)
+
+    def batch_loss(index: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+        batch = strips[index]
+        flip = torch.rand(len(index), 1, 1, 1, generator=generator) < 0.5
+        batch = torch.where(flip, batch.flip(2), batch)  # a side read from either end
+        return gaussian_nll(net(batch, scalars[index]), targets[index])
+
+    small_net_train.fit(net, len(train), batch_loss, config=config)
 
 
 def held_out(net: BoxNet, sides: Sides, *, batch: int = 2048) -> HeldOut:
@@ -120,30 +107,18 @@ def held_out(net: BoxNet, sides: Sides, *, batch: int = 2048) -> HeldOut:
 
 def export_onnx(net: BoxNet, path: Path) -> Path:
     """Write the network as ONNX (the batch dynamic) with its strips' spec."""
-    import onnx  # export tooling of the `train` extra
-
-    path.parent.mkdir(parents=True, exist_ok=True)
     dummy = (torch.zeros(4, 3, STRIP_ALONG, 2 * STRIP_DEPTH_PX), torch.zeros(4, SCALARS))
-    with warnings.catch_warnings():  # the TorchScript exporter is deprecated but needs no onnxscript
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(net.eval(), dummy, str(path), input_names=["strip", "scalars"], output_names=["offset"],
-                          opset_version=17, dynamo=False,
-                          dynamic_axes={"strip": {0: "n"}, "scalars": {0: "n"}, "offset": {0: "n"}})
-    model = onnx.load(str(path))
-    entry = model.metadata_props.add()
-    entry.key, entry.value = STRIPS_KEY, strips_spec()
-    onnx.save(model, str(path))
-    return path
+    return small_net_train.export_onnx(net, path, dummy, inputs=("strip", "scalars"), outputs=("offset",),
+                                       dynamic_axes={"strip": {0: "n"}, "scalars": {0: "n"}, "offset": {0: "n"}},
+                                       metadata=(STRIPS_KEY, strips_spec()))
 
 
 def train_chip_boxes(config: BoxTrainConfig, *, boxes: BoxesFactory) -> tuple[Path, HeldOut]:
     """Render (or reuse) the cache, train, export the ONNX model; its path and the held-out figures."""
-    torch.set_num_threads(config.threads)
-    torch.manual_seed(config.train_seed)
+    small_net_train.start(config)
     paths = build_cache(config.cache, seed=config.seed, frames=config.frames, boxes=boxes,
                         workers=config.workers)
-    first_val = (config.frames - config.val_frames) // CHUNK  # the chunks come in frame order
-    train, val = load_cache(paths[:first_val]), load_cache(paths[first_val:])
+    train, val = load_cache(paths[:config.first_val_chunk()]), load_cache(paths[config.first_val_chunk():])
     logger.info("training on %d sides, validating on %d", len(train), len(val))
     net = BoxNet()
     fit(net, train, config=config)

@@ -32,7 +32,7 @@ from floorman.datasets.render import Renderer
 from floorman.datasets.render_dataset import TRAINING_OPTIONS, image_rng
 from floorman.datasets.scene import DetectorClass
 from floorman.datasets.seat_chips import seat_chips
-from floorman.models.chips_data import check_small_net
+from floorman.models.small_net import SmallNetConfig
 
 logger = logging.getLogger(__name__)
 
@@ -117,26 +117,18 @@ class Chips:
                                      zip(parts, offsets, strict=True)]) for name in _FIELDS))
 
 
-@dataclass(frozen=True)
-class SideTrainConfig:
+@dataclass(frozen=True, kw_only=True)
+class SideTrainConfig(SmallNetConfig):
     """The shipped recipe's settings (see CHIP_SIDES_MODEL_CARD.md)."""
 
     cache: Path = Path("/tmp/floorman_sides")
     seed: int = 59100
     frames: int = 1600
-    val_frames: int = 100  # the last frames of the seed, held out for the accuracy printed
     epochs: int = 16
-    batch: int = 256
-    lr: float = 3e-3
-    weight_decay: float = 1e-4
-    threads: int = 1
-    workers: int = 1  # processes rendering the cache
-    train_seed: int = 0
     out: Path = DEFAULT_OUT
 
-    def __post_init__(self) -> None:
-        check_small_net(frames=self.frames, val_frames=self.val_frames, chunk=CHUNK, epochs=self.epochs, lr=self.lr,
-                        batch=self.batch, threads=self.threads, workers=self.workers)
+    def chunk(self) -> int:
+        return CHUNK
 
 
 def frame_samples(seed: int, index: int, *, sampler: SideSampler) -> list[SideSample]:

@@ -15,17 +15,17 @@ The ONNX model takes `per_angle` (n, d, PER_ANGLE, angles) and `per_candidate` (
 from __future__ import annotations
 
 import logging
-import time
-import warnings
 from pathlib import Path
 
 import torch
 from torch import nn
 
 from floorman.core.chip_sides import FEATURES_KEY, FEATURES_VERSION, PER_ANGLE, PER_CANDIDATE, side_features
-from floorman.models.chip_sides_data import CHUNK, Chips, SideSampler, SideTrainConfig, build_cache, load_cache
+from floorman.models import small_net_train
+from floorman.models.chip_sides_data import Chips, SideSampler, SideTrainConfig, build_cache, load_cache
 
 logger = logging.getLogger(__name__)
+
 
 class SideNet(nn.Module):
     """(n, d, PER_ANGLE, angles), (n, d, PER_CANDIDATE) -> (n, d) scores of each chip's candidates."""
@@ -61,24 +61,13 @@ def fit(net: SideNet, train: Chips, *, config: SideTrainConfig) -> None:
     if not len(train):
         raise ValueError("expected training chips, got none (no stacks of two chips or more read right?)")
     per, candidate, truth = tensors(train)
-    generator = torch.Generator().manual_seed(config.train_seed)
-    steps = config.epochs * ((len(train) + config.batch - 1) // config.batch)
-    optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, config.lr, total_steps=steps)
     loss_of = nn.CrossEntropyLoss()
-    for epoch in range(config.epochs):
-        started, total = time.perf_counter(), 0.0
-        net.train()
-        order = torch.randperm(len(train), generator=generator)
-        for first in range(0, len(train), config.batch):
-            index = order[first:first + config.batch]
-            loss = loss_of(net(per[index], candidate[index]), truth[index])
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += loss.item() * len(index)
-        logger.info("epoch %d: loss %.4f (%.0f s)", epoch, total / len(train), time.perf_counter() - started)
+
+    def batch_loss(index: torch.Tensor, _generator: torch.Generator) -> torch.Tensor:  # no augmentation
+        loss: torch.Tensor = loss_of(net(per[index], candidate[index]), truth[index])
+        return loss
+
+    small_net_train.fit(net, len(train), batch_loss, config=config)
 
 
 def accuracy(net: SideNet, chips: Chips, *, batch: int = 2048) -> float:
@@ -94,30 +83,18 @@ def accuracy(net: SideNet, chips: Chips, *, batch: int = 2048) -> float:
 
 def export_onnx(net: SideNet, path: Path) -> Path:
     """Write the network as ONNX (chips and candidates dynamic) with its features' version."""
-    import onnx  # export tooling of the `train` extra
-
-    path.parent.mkdir(parents=True, exist_ok=True)
     dummy = (torch.zeros(2, 5, PER_ANGLE, 29), torch.zeros(2, 5, PER_CANDIDATE))
-    with warnings.catch_warnings():  # the TorchScript exporter is deprecated but needs no onnxscript
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(net.eval(), dummy, str(path), input_names=["per_angle", "per_candidate"],
-                          output_names=["scores"], opset_version=17, dynamo=False,
-                          dynamic_axes={"per_angle": {0: "n", 1: "d", 3: "angles"}, "per_candidate": {0: "n", 1: "d"},
-                                        "scores": {0: "n", 1: "d"}})
-    model = onnx.load(str(path))
-    entry = model.metadata_props.add()
-    entry.key, entry.value = FEATURES_KEY, FEATURES_VERSION
-    onnx.save(model, str(path))
-    return path
+    return small_net_train.export_onnx(net, path, dummy, inputs=("per_angle", "per_candidate"), outputs=("scores",),
+                                       dynamic_axes={"per_angle": {0: "n", 1: "d", 3: "angles"},
+                                                     "per_candidate": {0: "n", 1: "d"}, "scores": {0: "n", 1: "d"}},
+                                       metadata=(FEATURES_KEY, FEATURES_VERSION))
 
 
 def train_chip_sides(config: SideTrainConfig, *, sampler: SideSampler) -> tuple[Path, float, int]:
     """Render (or reuse) the cache, train, export the ONNX model; its path, held-out accuracy and chips held out."""
-    torch.set_num_threads(config.threads)
-    torch.manual_seed(config.train_seed)
+    small_net_train.start(config)
     paths = build_cache(config.cache, seed=config.seed, frames=config.frames, sampler=sampler, workers=config.workers)
-    first_val = (config.frames - config.val_frames) // CHUNK  # the chunks come in frame order
-    train, val = load_cache(paths[:first_val]), load_cache(paths[first_val:])
+    train, val = load_cache(paths[:config.first_val_chunk()]), load_cache(paths[config.first_val_chunk():])
     logger.info("training on %d chips, validating on %d", len(train), len(val))
     net = SideNet()
     fit(net, train, config=config)

@@ -72,26 +72,6 @@ class Samples:
                      ("patches", "offset", "base", "count", "kind", "frame_size")))
 
 
-def check_split(frames: int, val_frames: int, *, chunk: int) -> None:
-    """ValueError unless `frames` renders hold `val_frames` held-out ones after the others, both whole chunks of a
-    cache (`chunk` frames each), as the recipes' settings must."""
-    if frames <= val_frames or val_frames < 0:
-        raise ValueError(f"expected frames > val_frames >= 0, got {frames} and {val_frames}")
-    if frames % chunk or val_frames % chunk:
-        raise ValueError(f"expected frames and val_frames multiples of {chunk} (the cache's chunks), got {frames} "
-                         f"and {val_frames}")
-
-
-def check_small_net(*, frames: int, val_frames: int, chunk: int, epochs: int, lr: float, batch: int, threads: int,
-                    workers: int) -> None:
-    """ValueError unless a small net's recipe settings (`train-chip-sides`, `train-chip-boxes`) hold: the frames'
-    split (`check_split`) and positive epochs, learning rate, batch, threads and workers."""
-    check_split(frames, val_frames, chunk=chunk)
-    if epochs < 1 or lr <= 0 or batch < 1 or threads < 1 or workers < 1:
-        raise ValueError(f"expected positive epochs, lr, batch, threads and workers, got {epochs}, {lr}, {batch}, "
-                         f"{threads}, {workers}")
-
-
 def _project(camera: Camera, points: npt.ArrayLike) -> npt.NDArray[np.float64]:
     pixels, _ = camera.project(np.asarray(points, dtype=np.float64).reshape(-1, 3))
     return np.asarray(pixels, dtype=np.float64)

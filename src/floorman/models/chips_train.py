@@ -28,7 +28,8 @@ from torch import nn
 from torch.nn import functional
 
 from floorman.core.stack_patch import PatchSpec
-from floorman.models.chips_data import CHUNK, ChipBoxes, Samples, build_cache, check_split, load_cache
+from floorman.models.chips_data import CHUNK, ChipBoxes, Samples, build_cache, load_cache
+from floorman.models.small_net import check_split
 
 logger = logging.getLogger(__name__)
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from floorman.core.errors import ConfigError, flag_error
 from floorman.datasets.render_cli import parse_size, parse_tilt
+from floorman.models import small_net
 from floorman.models.chip_boxes_data import BoxTrainConfig
 from floorman.models.chip_sides_data import SideTrainConfig
 from floorman.models.registry import WEIGHTS_DIR, model_info
@@ -254,42 +255,18 @@ def _register_train_chip_sides(sub: argparse._SubParsersAction[argparse.Argument
                            "under --cache), read every stack of two chips or more on its true box, keep each lower "
                            "chip's rim samples where the count was read right, train for --epochs and write the ONNX "
                            "net the chip recogniser loads.")
-    _small_net_arguments(sides, defaults, figures="accuracy printed", samples="chips",
-                         out="vision/data/chip_sides.onnx")
+    small_net.add_arguments(sides, defaults, figures="accuracy printed", samples="chips",
+                            out="vision/data/chip_sides.onnx")
     sides.set_defaults(handler=partial(run_train_chip_sides, side_sampler=side_sampler))
 
 
-def _small_net_arguments(parser: argparse.ArgumentParser, defaults: SideTrainConfig | BoxTrainConfig, *,
-                         figures: str, samples: str, out: str) -> None:
-    """The options the small nets' recipes share (`train-chip-sides`, `train-chip-boxes`): their cache of rendered
-    chunks, seeds, held-out frames, training and output."""
-    parser.add_argument("--cache", type=Path, default=defaults.cache, help="samples cache folder")
-    parser.add_argument("--seed", type=int, default=defaults.seed, help="render seed (never a test seed)")
-    parser.add_argument("--frames", type=int, default=defaults.frames, help="frames to render (a multiple of 50); "
-                        "the last --val-frames held out")
-    parser.add_argument("--val-frames", type=int, default=defaults.val_frames, help=f"held-out frames for the "
-                        f"{figures}")
-    parser.add_argument("--epochs", type=int, default=defaults.epochs, help=f"passes over the training {samples}")
-    parser.add_argument("--lr", type=float, default=defaults.lr, help="peak learning rate (AdamW, one cycle)")
-    parser.add_argument("--threads", type=int, default=defaults.threads, help="torch CPU threads")
-    parser.add_argument("--workers", type=int, default=defaults.workers, help="processes rendering the cache")
-    parser.add_argument("--train-seed", type=int, default=defaults.train_seed, help="seed of the batches and init")
-    parser.add_argument("--out", type=Path, help=f"ONNX output (default: the shipped {out})")
-
-
 def run_train_chip_sides(args: argparse.Namespace, *, side_sampler: SideSamplerFactory | None = None) -> int:
-    from floorman.models.chip_sides_data import DEFAULT_OUT
     from floorman.models.chip_sides_train import train_chip_sides
 
     if side_sampler is None:
         raise ConfigError("train-chip-sides reads stacks with the chip recogniser, which the `floorman` command "
                           "passes in (models may not import vision): none was given", field="side_sampler")
-    try:
-        config = SideTrainConfig(cache=args.cache, seed=args.seed, frames=args.frames, val_frames=args.val_frames,
-                                 epochs=args.epochs, lr=args.lr, threads=args.threads, workers=args.workers,
-                                 train_seed=args.train_seed, out=args.out or DEFAULT_OUT)
-    except ValueError as exc:
-        raise ConfigError(str(exc), field="train-chip-sides") from None
+    config = small_net.config_from(args, SideTrainConfig(), command="train-chip-sides")
     path, held_out, chips = train_chip_sides(config, sampler=side_sampler())
     sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e3:.0f} kB); held-out accuracy {held_out:.4f} on "
                      f"{chips} chips under a top\n")
@@ -306,24 +283,18 @@ def _register_train_chip_boxes(sub: argparse._SubParsersAction[argparse.Argument
                            "chip boxes with the shipped detector, cut a strip across each side of the boxes matched "
                            "to a stack in sight with the true side's offset, train for --epochs and write the ONNX net "
                            "the chip recogniser loads.")
-    _small_net_arguments(boxes, defaults, figures="figures printed", samples="sides",
-                         out="vision/data/chip_boxes.onnx")
+    small_net.add_arguments(boxes, defaults, figures="figures printed", samples="sides",
+                            out="vision/data/chip_boxes.onnx")
     boxes.set_defaults(handler=partial(run_train_chip_boxes, chip_boxes=chip_boxes))
 
 
 def run_train_chip_boxes(args: argparse.Namespace, *, chip_boxes: ChipBoxesFactory | None = None) -> int:
-    from floorman.models.chip_boxes_data import DEFAULT_OUT
     from floorman.models.chip_boxes_train import train_chip_boxes
 
     if chip_boxes is None:
         raise ConfigError("train-chip-boxes cuts its strips on the detector's chip boxes, which the `floorman` "
                           "command passes in (models may not import vision): none was given", field="chip_boxes")
-    try:
-        config = BoxTrainConfig(cache=args.cache, seed=args.seed, frames=args.frames, val_frames=args.val_frames,
-                                epochs=args.epochs, lr=args.lr, threads=args.threads, workers=args.workers,
-                                train_seed=args.train_seed, out=args.out or DEFAULT_OUT)
-    except ValueError as exc:
-        raise ConfigError(str(exc), field="train-chip-boxes") from None
+    config = small_net.config_from(args, BoxTrainConfig(), command="train-chip-boxes")
     path, figures = train_chip_boxes(config, boxes=chip_boxes)
     sys.stdout.write(f"wrote {path} ({path.stat().st_size / 1e3:.0f} kB); held-out sides {figures.sides}: mean "
                      f"error {figures.net_mae:.2f} px (the detector's {figures.box_mae:.2f}), over 2 px "

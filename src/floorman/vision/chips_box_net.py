@@ -38,7 +38,7 @@ from floorman.core.errors import ConfigError
 from floorman.core.geometry import FloatArray
 from floorman.vision.chips_cnn import growth_direction
 from floorman.vision.chips_geometry import Box, TableCamera
-from floorman.vision.onnx_session import cpu_session
+from floorman.vision.onnx_session import versioned_session
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "chip_boxes.onnx"
 RECIPE = "floorman models train-chip-boxes"
@@ -61,11 +61,9 @@ class ChipBoxNet:
     """An ONNX Runtime session over the exported box-side reader (one thread by default)."""
 
     def __init__(self, path: Path = MODEL_PATH, *, threads: int = 1) -> None:
-        self.session, meta = cpu_session(path, threads=threads, what="chip box-side reader", recipe=RECIPE)
-        if meta.get(STRIPS_KEY) != strips_spec():
-            raise ConfigError(f"expected {STRIPS_KEY} metadata {strips_spec()!r} in {path} (the strips "
-                              f"`core.chip_box_strips` cuts), got {meta.get(STRIPS_KEY)!r}: train it again with "
-                              f"`{RECIPE}`", field="metadata")
+        self.session = versioned_session(path, threads=threads, what="chip box-side reader", recipe=RECIPE,
+                                         key=STRIPS_KEY, value=strips_spec(),
+                                         inputs="the strips `core.chip_box_strips` cuts")
 
     def offsets(self, strips: Sequence[Image], scalars: Sequence[FloatArray]) -> tuple[FloatArray, FloatArray]:
         """(n,) each strip's true side outwards of its middle (px) and (n,) its spread."""

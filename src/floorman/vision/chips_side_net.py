@@ -26,7 +26,7 @@ from floorman.core.chips import ChipSet
 from floorman.core.errors import ConfigError
 from floorman.core.geometry import FloatArray
 from floorman.vision.chips_geometry import BOX_SIGMA_PX, Box, TableCamera
-from floorman.vision.onnx_session import cpu_session
+from floorman.vision.onnx_session import versioned_session
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "chip_sides.onnx"
 RECIPE = "floorman models train-chip-sides"
@@ -39,11 +39,9 @@ class ChipSideNet:
     """An ONNX Runtime session over the exported side reader (one thread by default)."""
 
     def __init__(self, path: Path = MODEL_PATH, *, threads: int = 1) -> None:
-        self.session, meta = cpu_session(path, threads=threads, what="chip side reader", recipe=RECIPE)
-        if meta.get(FEATURES_KEY) != FEATURES_VERSION:
-            raise ConfigError(f"expected {FEATURES_KEY} metadata {FEATURES_VERSION!r} in {path} (the features "
-                              f"`core.chip_sides` gives), got {meta.get(FEATURES_KEY)!r}: train it again with "
-                              f"`{RECIPE}`", field="metadata")
+        self.session = versioned_session(path, threads=threads, what="chip side reader", recipe=RECIPE,
+                                         key=FEATURES_KEY, value=FEATURES_VERSION,
+                                         inputs="the features `core.chip_sides` gives")
 
     def log_evidence(self, rim: FloatArray, valid: npt.NDArray[np.bool_], *, illuminant: FloatArray,
                      px_per_chip: float, chipset: ChipSet) -> FloatArray:

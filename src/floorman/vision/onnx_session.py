@@ -1,4 +1,5 @@
-"""An ONNX Runtime session on the CPU for the small recognisers' models (the card classifier, the chip offset net)."""
+"""An ONNX Runtime session on the CPU for the small recognisers' models (the card classifier, the chip offset
+net, the chip side and box-side readers)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,17 @@ def cpu_session(path: Path, *, threads: int, what: str, recipe: str) -> tuple[An
     options.inter_op_num_threads = 1
     session = open_session(path, options, what=what)
     return session, dict(session.get_modelmeta().custom_metadata_map)
+
+
+def versioned_session(path: Path, *, threads: int, what: str, recipe: str, key: str, value: str,
+                      inputs: str) -> Any:
+    """`cpu_session` on a model whose metadata `key` must read `value` (the version of the `inputs` it was trained
+    on); ConfigError naming the file, both values and `recipe` otherwise."""
+    session, meta = cpu_session(path, threads=threads, what=what, recipe=recipe)
+    if meta.get(key) != value:
+        raise ConfigError(f"expected {key} metadata {value!r} in {path} ({inputs}), got {meta.get(key)!r}: train it "
+                          f"again with `{recipe}`", field="metadata")
+    return session
 
 
 def open_session(path: Path, options: Any, *, what: str) -> Any:
