@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from floorman.core.chip_box_strips import STRIP_ALONG, STRIP_DEPTH_PX
 from floorman.vision.chips_box import LOOSE_SIDE_SIGMA_PX, refine_box
 from floorman.vision.chips_box_net import MAX_SHIFT_PX, MODEL_PATH, ChipBoxNet, LearnedSides, default_box_net
 from floorman.vision.chips_geometry import TableCamera
@@ -20,7 +21,7 @@ def test_the_reader_reads_any_number_of_strips() -> None:
     net = shipped()
     offsets, sigmas = net.offsets([], [])
     assert offsets.shape == sigmas.shape == (0,)
-    strips = [np.full((32, 48, 3), 90, np.uint8)] * 3
+    strips = [np.full((STRIP_ALONG, 2 * STRIP_DEPTH_PX, 3), 90, np.uint8)] * 3
     offsets, sigmas = net.offsets(strips, [np.zeros(2, np.float32)] * 3)
     assert offsets.shape == sigmas.shape == (3,) and (sigmas > 0).all()
     with pytest.raises(ValueError, match="as many scalars"):
