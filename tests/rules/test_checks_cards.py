@@ -203,3 +203,34 @@ def test_a_seat_folded_by_an_unsure_tap_that_pushes_again_is_still_in_the_hand()
     assert 1 not in checker.state.seats_in_hand
     run(checker, stream.push(1, 600))
     assert 1 in checker.state.seats_in_hand
+
+
+def _flop_after_an_unsure_completion(*, big_blind_mucks: bool) -> tuple[list[tuple[str, int | None]], bool]:
+    """Seat 4 calls, seat 1 folds, the small blind's completion is read as a raise at 0.05 and the big blind taps
+    (a fold by those amounts); on the flop seat 2 taps and seat 4 taps before seat 3. Returns the alerts raised and
+    whether seat 3 was still in the hand on the flop."""
+    checker, stream, start = table("ggc")
+    completion = [e.model_copy(update={"confidence": 0.05}) if e.type == "chips_pushed" else e
+                  for e in stream.push(2, 200)]
+    mucked = stream.fold(3) if big_blind_mucks else []
+    alerts = run(checker, start, stream.push(4, 200), stream.fold(1), completion, stream.tap(3), mucked,
+                 stream.gather(), stream.board("2C", "7D", "KH"), flush=False)
+    in_hand = 3 in checker.state.seats_in_hand
+    alerts += run(checker, stream.tap(2), stream.tap(4))
+    return raised(alerts), in_hand
+
+
+def test_a_seat_folded_by_an_unsure_tap_still_holding_its_cards_when_the_flop_comes_is_still_in_the_hand() -> None:
+    """A player who folds gives up their cards: a big blind whose tap was read as a fold only because the small
+    blind's completion was read unsure, and whose cards are still in its hole zone when the dealer deals the flop,
+    checked; the flop's tap that skips it is out of turn (from 1280x720 a small blind of two chips read as three at
+    0.14 left out_of_turn_04's C1 unflagged, session 62)."""
+    alerts, in_hand = _flop_after_an_unsure_completion(big_blind_mucks=False)
+    assert in_hand
+    assert ("C1", 4) in alerts
+
+
+def test_a_seat_folded_by_an_unsure_tap_whose_cards_left_stays_out_of_the_hand() -> None:
+    alerts, in_hand = _flop_after_an_unsure_completion(big_blind_mucks=True)
+    assert not in_hand
+    assert ("C1", 4) not in alerts

@@ -135,6 +135,7 @@ class HandState:
         amounts, and so the turn and every betting ruling, are only as sure as that."""
         self.lifted: dict[int, tuple[int, float, int]] = {}
         """Seats whose hole cards left the hole zone and have not reached the muck: seat -> (seq, t, frame)."""
+        self._hole_left: set[int] = set()  # seats whose hole zone was seen empty since they were dealt in
         self.owed_at_card: int | None = None
         """Set by each card event: the seat that surely owed an action whatever the amounts read when it came
         (`owed_whatever_amounts`), so E2 needs no sure chip record; None when none did."""
@@ -389,13 +390,17 @@ class HandState:
             logger.info("table %s seat %s acts again; its unsure fold was a check", self.table_id, seat)
 
     def _dealer_goes_on(self) -> None:
-        """A burn or board card from the stub while the hand is over only by folds read unsure (taps facing bets
-        the camera could not count): the dealer, who saw the table, deals on, so the hand is not over; those taps
-        were checks. A hand surely over stays over (dealing on is then rabbit hunting, F6)."""
-        if not self.hand_over or self.hand_over_confidence >= self.sure_fold:
-            return
+        """A burn or board card from the stub: the dealer, who saw the table, deals on. A seat folded only by a tap
+        read unsure (facing a bet the camera could not count) whose hole cards are still in its hole zone is still in
+        the hand: a player who folds gives up their cards, and the dealer deals on with them in play, so that tap was
+        a check (from 1280x720, a small blind of two chips read as three at 0.14 made the big blind's check a fold,
+        and the flop's out-of-turn tap that skipped it went unflagged). While the hand is over only by such folds,
+        every one of them was a check, wherever its cards are. A hand surely over stays over (dealing on is then
+        rabbit hunting, F6)."""
+        over_unsure = self.hand_over and self.hand_over_confidence < self.sure_fold
         for seat in self._order:
-            if seat.in_hand and seat.folded and seat.fold_confidence < self.sure_fold:
+            if seat.in_hand and seat.folded and seat.fold_confidence < self.sure_fold and (
+                    over_unsure or seat.seat not in self._hole_left):
                 seat.folded, seat.fold_confidence = False, 1.0
                 logger.info("table %s seat %s: the dealer deals on; its unsure fold was a check", self.table_id,
                             seat.seat)
@@ -471,7 +476,9 @@ class HandState:
             return []
         if event.face_down or event.face_up:
             self.lifted.pop(seat, None)
+            self._hole_left.discard(seat)
             return []
+        self._hole_left.add(seat)
         state = self._seats.get(seat)
         if state is None or not state.in_hand or state.folded or (self.actor is None and not self._pending):
             return []
@@ -548,6 +555,7 @@ class HandState:
         self.dealt = set()
         self.last_folder = None
         self.lifted = {}
+        self._hole_left = set()
         self.blinds_posted = 0
         self.anted = set()
         occupied = [s for s in self._ordered() if s.stack is None or s.stack > 0]
