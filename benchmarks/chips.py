@@ -14,9 +14,9 @@ as the scenario videos do (`seat_chips`, casino scenes): each seat's stack zone 
 side by side on the scenarios' slots (touching: 42 mm apart for 39 mm chips), 1-20 chips each, and a bet of 1-6
 chips alone; stacks are then also scored split touching (another stack's centre within 45 mm) / alone.
 `--size mixed` draws each frame's size as `floorman datasets render` does (`random_scene.SIZES` / `SIZE_WEIGHTS`,
-portrait at times, home-style scenes at 3000x2000: the issue's test set), and prints the count and zone figures per
-frame-size group too (portrait frames with their landscape size). The calibration is exact (fitted on four table
-points projected by the simulator's camera), as `floorman calibrate` gives on a well-marked table.
+portrait at times, home-style scenes at 3000x2000: the issue's test set), and prints the denomination, count and
+zone figures per frame-size group too (portrait frames with their landscape size). The calibration is exact (fitted
+on four table points projected by the simulator's camera), as `floorman calibrate` gives on a well-marked table.
 Two camera models are compared: `homography` (focal length from the calibration when the camera is tilted,
 else an assumed 1400 mm camera height: what a plain calibration file gives) and `height` (the camera's measured
 height above the felt given too: `floorman calibrate --camera-height`), on truth boxes and on the detector's.
@@ -442,8 +442,10 @@ def parse_frame_size(text: str) -> tuple[int, int] | None:
 
 
 def grouped(key: str) -> bool:
-    """Whether a figure is also printed per frame-size group: counts, zone values, the counts the rules accuse on."""
-    return key.endswith((": count exact", ": zone value exact", ": zone value exact, seen whole",
+    """Whether a figure is also printed per frame-size group: denominations (top and per chip), counts, zone values,
+    the counts the rules accuse on."""
+    return key.endswith((": top denomination", ": chip denomination", ": count exact", ": zone value exact",
+                         ": zone value exact, seen whole",
                          "count exact, touching", "count exact, alone",
                          f"count exact, confidence {ACCUSED:.1f}-1.0",
                          f"count confidence >= {ACCUSED} (share)"))

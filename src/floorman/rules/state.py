@@ -1,8 +1,9 @@
 """The per-table hand state machine, driven by core events (docs/events.md).
 
 `HandState.update(event)` follows one table: button, blinds, hand boundaries (a shuffle starts the next hand),
-streets (board cards), seats in the hand, folds (taps facing a bet; hole cards that leave the hole zone and land
-in the muck; cards that come back were a peek), pushes grouped into actions (the trips of one seat until
+streets (board cards), seats in the hand, folds (taps facing a bet, undone where the bet was read unsure and the
+seat acts again or the dealer deals on with its cards still in its hole zone; hole cards that leave the hole zone and
+land in the muck; cards that come back were a peek), pushes grouped into actions (the trips of one seat until
 someone else acts or a card comes), whose turn it is, the amount to call, the last full raise, all-ins, who may
 still raise, and the pot. Each push is ruled by `rule_bet` under the table's rulebook, so the amount the next
 player faces is the ruled one (a 45-A call with change counts as a call). An action out of turn is recorded
