@@ -392,6 +392,29 @@ def test_a_push_carries_how_sure_the_zone_readings_behind_it_were(deriver: Event
     assert (push["seat"], push["value"], push["landed_zone"], push["confidence"]) == (1, 200, "bet_1", 0.7)
 
 
+def test_a_second_unsure_box_beside_a_bet_does_not_take_its_place(deriver: EventDeriver) -> None:
+    """From a fused pair of 4K cameras (pocket_chips_01) the small blind's two 25s, called to 300, got a second box
+    of two 25s 15 mm off them, read unsure, listed first: paired in the order read, the bet's own stack became the
+    chips that came, as sure as it was read, and a call of 250 read as 300 sure made a false A3. Paired closest
+    first, the chips that came are the unsure box's, and the push is no surer than it."""
+    scene = Scene(chips={1: chips("stack_1", [100] * 5, track=1), 2: chips("bet_1", [25, 25], track=2)})
+    run(deriver, scene.frames(10))
+    seated(scene, 1, track=51)
+    run(deriver, scene.frames(3))
+    scene.hands[51] = hand(centre("stack_1"), "stack_1", track=51)
+    scene.chips[1] = chips("stack_1", [100] * 3, track=1)
+    run(deriver, scene.frames(8))
+    scene.hands[51] = hand(centre("bet_1", 40), "bet_1", track=51)
+    scene.chips[3] = chips("bet_1", [100, 100], track=3, dx=40)
+    events = run(deriver, scene.frames(8))
+    del scene.hands[51]
+    ghost = chips("bet_1", [25, 25], track=4, dx=-15, count_confidence=0.6, values_confidence=0.4)
+    scene.chips = {4: ghost, **scene.chips}  # the second box read first
+    events += run(deriver, scene.frames(30))
+    pushes = [(p["seat"], p["value"], p["confidence"]) for p in of(events, "chips_pushed")]
+    assert pushes == [(1, 250, 0.4)]
+
+
 @pytest.mark.parametrize(("landed", "sure", "pushed"), [([5000] * 11, 0.13, []), ([5000] * 11, 1.0, [55000]),
                                                         ([100, 100], 0.13, [200])])
 def test_chips_read_unsure_worth_more_than_the_stack_ever_held_are_no_push(deriver: EventDeriver, landed: list[int],
