@@ -7,10 +7,14 @@ from typing import cast
 import numpy as np
 import pytest
 
+from floorman.core.cards import Card
 from floorman.core.geometry import FloatArray
+from floorman.core.layout import TableLayout
+from floorman.datasets.render import Renderer
+from floorman.datasets.scene import CardObject, ChipStack, DetectorClass, Lighting, Scene
 from floorman.vision.chips import ChipRecogniser
 from floorman.vision.chips_box_net import ChipBoxNet, LearnedSides
-from floorman.vision.chips_extend import MIN_PX_PER_CHIP, extended_box, felt_shares
+from floorman.vision.chips_extend import MIN_PX_PER_CHIP, RUN, SIDE_CHANGE, extended_box, felt_shares, side_end
 from floorman.vision.chips_geometry import Box, TableCamera, fit_stack
 from floorman.vision.chips_refine import felt_mask, shadow_mask
 from tests.vision.test_chips import CHIPSET, Rendered, exact_table_camera, render_chips, tilted_camera
@@ -148,3 +152,48 @@ def test_a_second_box_of_a_stack_is_read_where_its_count_is_surer(rendered: Rend
         assert found.box == truth.box
         assert recogniser.read_evidence(rendered.image, [found])[0].count == count
     assert recogniser.evidence(rendered.image, box, alternative=box).box == box
+
+
+@pytest.fixture(scope="module")
+def on_a_card() -> Rendered:
+    """A stack of sixteen 1000s whose base meets a face-up card lying past it (towards the point under the camera),
+    not felt: as a seat's stack meets its neighbour's side or the hole cards."""
+    camera = tilted_camera(size=(1920, 1080), tilt_deg=40.0, hfov=40.0)
+    scene = Scene(layout=TableLayout.default(), chipset=CHIPSET,
+                  lighting=Lighting(colour_temperature_k=4500.0, shadow_strength=0.3))
+    scene.chips.append(ChipStack(id=1, x=0.0, y=0.0, chips=(1000,) * 16))
+    scene.cards.append(CardObject(id=2, card=Card.parse("7H"), face_up=True, x=0.0, y=-64.0))
+    result = Renderer(camera).render(scene, rng=np.random.default_rng(5002))
+    chips = [o for o in result.objects if o.cls == DetectorClass.CHIP]
+    return Rendered(result.image, chips, camera)
+
+
+def test_a_cut_box_whose_side_meets_no_felt_is_run_on_to_where_its_colour_changes(on_a_card: Rendered) -> None:
+    model = exact_table_camera(on_a_card.camera)
+    truth = on_a_card.chips[0]
+    box = short_box(model, truth.box, truth.position_mm, 16)
+    fit = fit_stack(model, box, diameter_mm=CHIPSET.diameter_mm, thickness_mm=CHIPSET.thickness_mm)
+    assert fit.count < 12
+    # no felt past the base: run on only where the box-side reader reads the box cut there
+    assert extended_box(on_a_card.image, box, fit=fit, camera=model, chipset=CHIPSET, max_count=30) == box
+    longer = extended_box(on_a_card.image, box, fit=fit, camera=model, chipset=CHIPSET, max_count=30, cut=True)
+    np.testing.assert_allclose(longer, truth.box, atol=6.0)
+
+    def read(*cut: int) -> int:
+        reader = cast(ChipBoxNet, _CutAt(*cut))
+        return ChipRecogniser(CHIPSET, camera=model, box_net=reader).read(on_a_card.image, box).count
+
+    assert read() < 12  # read sound: the box stands
+    assert read(3) == 16  # cut at the base's end (the stack grows up the image)
+
+
+def test_a_sides_end_is_the_first_slab_past_the_box_unlike_its_side_in_the_box() -> None:
+    side = np.tile(np.array([[40.0, 40.0, 45.0], [200.0, 200.0, 200.0], [42.0, 38.0, 44.0]]), (4, 1))  # body, spots
+    card = np.full_like(side, 235.0)
+    held = np.stack([side] * 5)  # (slabs, samples, BGR): the side the box holds
+    assert side_end(np.stack([side] * 6 + [card] * 4), held=held) == 6
+    assert side_end(np.stack([side] * 10), held=held) is None  # the side runs on: no end found
+    lighter = np.stack([side + SIDE_CHANGE / 4.0] * 3 + [side + 2.0 * SIDE_CHANGE] * 2)
+    assert side_end(lighter, held=held) == 3  # a side a little lighter (its shade) goes on; a change ends it
+    assert side_end(np.stack([card] * RUN + [side] * 4), held=held) is None  # past the box lies no side of it
+    assert side_end(np.stack([side] * 6 + [card] * 4), held=held[:RUN - 1]) is None  # too little side in the box

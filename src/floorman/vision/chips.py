@@ -599,17 +599,20 @@ class ChipRecogniser:
 
     def _extended(self, image: Image, found: StackEvidence) -> StackEvidence:
         """The evidence of the box run on past its base end where the stack's side goes on past it
-        (`chips_extend`), where that count is surer than the box's own (a side run on into a neighbour is not)."""
+        (`chips_extend`), where that count is surer than the box's own (a side run on into a neighbour is not); a box
+        the box-side reader reads cut there is run on to felt, or where no felt ends the side to where its colour
+        changes (`chips_extend.side_end`), and read so whatever its sureness."""
         if self.camera is None or found.solution is None or found.log_likelihood is None:
             return found
         fit = found.solution.fit(found.solution.log_likelihood(self.box_sigma_px), log_prior=self.log_prior)
+        cut = bool(_cut_sides(found, self.camera))  # where no felt ends the side, its colour's change does
         longer = extended_box(image, found.box, fit=fit, camera=self.camera, chipset=self.chipset,
-                              max_count=self.max_count)
-        if longer == found.box and _cut_sides(found, self.camera):
+                              max_count=self.max_count, cut=cut)
+        if longer == found.box and cut:
             # a box round the top disc alone fits one chip, whose side is thinner than the stack's: where the
             # box-side reader says the box is cut, its side is looked past from CUT_MIN_PX_PER_CHIP
             longer = extended_box(image, found.box, fit=fit, camera=self.camera, chipset=self.chipset,
-                                  max_count=self.max_count, min_px_per_chip=CUT_MIN_PX_PER_CHIP)
+                                  max_count=self.max_count, min_px_per_chip=CUT_MIN_PX_PER_CHIP, cut=True)
             if not _cut_short(found, longer, self.camera):
                 return found
         if longer == found.box:
