@@ -23,6 +23,7 @@ from floorman.vision.detect_cli import (
     counted_chips,
     format_text,
     frames,
+    grayscale,
     read_cards,
     read_frame,
     register,
@@ -439,6 +440,9 @@ def test_a_folder_the_command_cannot_make_is_named(tmp_path: Path, capsys: pytes
     assert error.startswith(f"floorman: error: {blocked / 'set'}") and "Traceback" not in error
 
 
+FELT = (40, 110, 30)  # a green felt (BGR): a frame with colour
+
+
 class _StubDetector:
     """The given detections for every frame."""
 
@@ -485,7 +489,7 @@ def test_with_a_calibration_a_stack_boxed_twice_counts_once_and_zone_values_are_
     readings = [ChipReading(denominations=(5000,), confidence=0.81, count_confidence=0.49, base_mm=feet[0]),
                 ChipReading(denominations=(5000,) * 10, confidence=0.27, count_confidence=0.09, base_mm=feet[1]),
                 ChipReading(denominations=(100,) * 4, confidence=0.9, count_confidence=0.9, base_mm=feet[2])]
-    image = np.full((64, 128, 3), 90, np.uint8)
+    image = np.full((64, 128, 3), FELT, np.uint8)
     result, seen = read_frame(image, detector=_StubDetector(detections),  # type: ignore[arg-type]
                               recogniser=_StubRecogniser(readings),  # type: ignore[arg-type]
                               source="f.png", placement=(layout, calibration))
@@ -527,8 +531,35 @@ def test_a_views_stack_boxed_twice_is_fused_once() -> None:
     boxes = [(60.0, 30.0, 64.0, 34.0), (59.0, 28.0, 66.0, 34.0)]
     detections = Detections(xyxy=np.array(boxes, np.float32), confidence=np.array([0.67, 0.47], np.float32),
                             class_id=np.full(2, 2, np.int64))
-    result, seen = read_frame(np.full((64, 128, 3), 90, np.uint8), detector=_StubDetector(detections),  # type: ignore[arg-type]
+    result, seen = read_frame(np.full((64, 128, 3), FELT, np.uint8), detector=_StubDetector(detections),  # type: ignore[arg-type]
                               recogniser=_StubRecogniser(readings),  # type: ignore[arg-type]
                               source="a.png", placement=(layout, calibration))
     state = view_state(result, seen, calibration=calibration, layout=layout, camera_id="a.png")
     assert [s.denominations for s in state.chips] == [(5000,)] and state.zone_values() == {"pot": 5000}
+
+
+def test_a_grayscale_image_values_no_chip() -> None:
+    # A monochrome (infrared) camera's frame or a grayscale file: chips are valued by their colours, so none is
+    # known; the boxes and counts are printed, each chip's value 0 sure, and nothing totalled per colour or zone.
+    layout = TableLayout.bundled("oval9")
+    pairs = [PointPair(pixel=(u, v), table_mm=(10 * u - 640, 320 - 10 * v)) for u, v in
+             ((0, 0), (128, 0), (128, 64), (0, 64))]
+    calibration = calibrate_from_points(pairs, layout=layout, image_size=(128, 64))
+    detections = Detections(xyxy=np.array([(20.0, 30.0, 24.0, 34.0)], np.float32),
+                            confidence=np.array([0.9], np.float32), class_id=np.full(1, 2, np.int64))
+    readings = [ChipReading(denominations=(100,) * 4, confidence=0.9, count_confidence=0.9, base_mm=(-700.0, 500.0))]
+    colour = np.full((64, 128, 3), FELT, np.uint8)
+    for image, gray in ((colour, False), (cv2.cvtColor(cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR),
+                                          True)):
+        assert grayscale(image) == gray
+        result, _ = read_frame(image, detector=_StubDetector(detections),  # type: ignore[arg-type]
+                               recogniser=_StubRecogniser(readings),  # type: ignore[arg-type]
+                               source="f.png", placement=(layout, calibration))
+        (chip,) = result.objects
+        assert result.grayscale == gray and chip.chips == (100,) * 4 and chip.count == 4
+        assert chip.identity_confidence == (0.0 if gray else 0.9)
+        assert (result.chip_totals == [] and result.zone_values == {}) == gray
+        assert ("no colour in the image (grayscale)" in format_text(result)) == gray
+    neutral = np.full((64, 128, 3), 128, np.int16)  # a colour camera's grey card: its channels' noise parts them
+    noisy = neutral + np.random.default_rng(0).integers(-2, 3, neutral.shape)
+    assert grayscale(neutral.astype(np.uint8)) and not grayscale(noisy.astype(np.uint8))

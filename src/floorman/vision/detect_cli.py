@@ -99,6 +99,10 @@ class FrameReport(BaseModel):
     zone_values: dict[str, int] = Field(default_factory=dict, description="With a calibration: the chips' value "
                                         "per layout zone holding chips (each stack counted once), as the edge's "
                                         "table state sums them.")
+    grayscale: bool = Field(default=False, description="The image holds no colour (its three channels equal: a "
+                            "monochrome or infrared camera): chips are valued by their colours, so each chip's "
+                            "denomination is given 0 confidence and no chips are counted per denomination or valued "
+                            "per zone.")
 
 
 COLOUR_WORDS = {"white": (235, 235, 230), "grey": (128, 128, 128), "black": (25, 25, 28), "red": (190, 30, 40),
@@ -404,6 +408,9 @@ def format_text(result: FrameReport) -> str:
             f"{t.name} ({t.colour_name}) x {t.chips}" for t in result.chip_totals))
     if result.zone_values:
         lines.append("  zone values: " + ", ".join(f"{zone} {value}" for zone, value in result.zone_values.items()))
+    if result.grayscale:
+        lines.append("  no colour in the image (grayscale): chips are valued by their colours, so no denomination is "
+                     "known")
     return "\n".join(lines) + "\n"
 
 
@@ -507,12 +514,26 @@ def read_frame(image: Image, *, detector: Detector, recogniser: ChipRecogniser, 
                     identities=read_cards(image, detections, names=detector.names,
                                           pixels_to_mm=None if placement is None else placement[1].pixels_to_mm),
                     chips=chips, twice=twice)
+    if grayscale(image):  # chips are valued by their colours: none here
+        objects = [o.model_copy(update={"identity_confidence": 0.0}) if o.chips is not None else o
+                   for o in result.objects]
+        return result.model_copy(update={"objects": objects, "grayscale": True}), seen
     once = {i: reading for i, reading in chips.items() if i not in twice}
     counted = counted_chips(once, detections, image_size=(image.shape[1], image.shape[0]), every_box=straight_down)
     update: dict[str, object] = {"chip_totals": chip_totals(counted, recogniser.chipset)}
     if zones is not None:
         update["zone_values"] = zone_values(once, zones)
     return result.model_copy(update=update), seen
+
+
+GRAY_STEP = 4  # `grayscale` looks at every this many pixels each way
+
+
+def grayscale(image: Image) -> bool:
+    """Whether a BGR image holds no colour: its three channels equal (a grayscale file, as OpenCV reads it, or a
+    monochrome camera's frame), on a grid of every GRAY_STEP pixels. A colour photograph's noise alone parts them."""
+    grid = image[::GRAY_STEP, ::GRAY_STEP]
+    return bool(np.array_equal(grid[..., 0], grid[..., 1]) and np.array_equal(grid[..., 1], grid[..., 2]))
 
 
 def zone_values(chips: dict[int, ChipReading], zones: Sequence[str | None]) -> dict[str, int]:
