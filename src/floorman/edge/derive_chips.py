@@ -163,6 +163,7 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         self._open_count: dict[int, int] = {}  # per stack track: its count last read at rest with no hand near it
         self._lain_since: dict[int, float] = {}  # per lost stack track: since when a stack has lain where it lies
         self._laid_at: dict[int, float] = {}  # per stack track: when a hand put other chips where it stood
+        self._seen_with: dict[int, set[int]] = {}  # per stack track: the tracks seen in one frame with it
         self._now = 0.0  # the frame being derived
 
     # -- queries used by the other derivers ------------------------------------------------------------------
@@ -218,11 +219,16 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
     def _found_again(self, lost: Track, other: Track) -> bool:
         """Whether `other` is the `lost` stack seen since under another id: within `same_stack_mm` of where it lay,
         first seen after it was lost, or seen since and lost too, or seen now with its chips within half that (no
-        other stack stands there: two stacks' centres lie a chip's width apart)."""
+        other stack stands there: two stacks' centres lie a chip's width apart), or never seen in one frame with it,
+        as one first seen after it was lost never was (two boxes of one stack named in turn, however read: from a
+        tilted 4K camera, out_of_turn_04, seat 6's nineteen 100s boxed frame by frame in turn 29 mm apart under two
+        ids, the other box read as 29 chips, the one lost a frame kept beside it: a false 1900 brought from below the
+        rail, session 64)."""
         distance = other.distance_to(lost.position)
         if other.last_t <= lost.last_t or distance > self.config.same_stack_mm:
             return False
         return (other.first_t > lost.last_t or other.last_t < self._now
+                or other.id not in self._seen_with.get(lost.id, ())
                 or (distance <= self.config.same_stack_mm / 2.0 and _same_chips(other, lost)))
 
     def _lain(self, track: Track) -> float:
@@ -246,6 +252,9 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
     def update(self, state: TableState) -> None:
         self._now = state.t
         current, _ = self.tracker.update(state.chips, frame=state.frame, t=state.t, hidden=self._hidden)
+        together = {track.id for track in current}
+        for track_id in together:
+            self._seen_with.setdefault(track_id, set()).update(together)
         for track in self.tracker.tracks.values():  # seen or not: a hand over it may move it
             if self.hands.near(track.position, self.config.cover_mm):
                 self._touched[track.id] = state.t
@@ -310,6 +319,8 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             del self._lain_since[gone]
         for gone in self._laid_at.keys() - self.tracker.tracks.keys():
             del self._laid_at[gone]
+        for gone in self._seen_with.keys() - self.tracker.tracks.keys():
+            del self._seen_with[gone]
 
     def _relabelled(self, track: Track, seen: SeenChips, *, covered: bool) -> bool:
         """Whether this stack is in doubt: under a hand, its chips changed to ones that neither add to nor take
