@@ -148,6 +148,22 @@ def test_without_calibration_chips_have_no_zone_or_count(rendered: tuple[np.ndar
     assert state.zone_values() == {} and state.button is not None and state.button.seat is None
 
 
+def test_a_frame_without_colour_gives_every_chip_value_0_sure(rendered: tuple[np.ndarray, list[ObjectTruth], Camera],
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    # A monochrome (infrared) camera: chips are valued by their colours, so the edge's state holds none surely (the
+    # rules act on values given 0.8 or more) and says so once.
+    image, objects, camera = rendered
+    gray = np.repeat(image.mean(axis=2, keepdims=True).astype(np.uint8), 3, axis=2)
+    builder = TableStateBuilder(TruthDetector(objects), LAYOUT, calibration_of(camera), CHIPSET, None, None)
+    colour = builder.build(image, 0, 0.0)
+    assert all(c.denomination_confidence > 0.0 for c in colour.chips)
+    with caplog.at_level("WARNING", logger="floorman.vision.table_state"):
+        states = [builder.build(gray, frame, frame / 30.0) for frame in (1, 2)]
+    assert all(len(s.chips) == 3 and all(c.denomination_confidence == 0.0 for c in s.chips) for s in states)
+    assert [c.count for c in states[0].chips] == [c.count for c in colour.chips]  # the counts stand
+    assert sum("holds no colour" in r.getMessage() for r in caplog.records) == 1
+
+
 def test_face_up_cards_are_read_by_the_card_reader() -> None:
     image = np.full((200, 300, 3), 60, np.uint8)
     card = ObjectTruth(id=1, cls=DetectorClass.CARD_FACE, box=(40.0, 40.0, 100.0, 130.0),

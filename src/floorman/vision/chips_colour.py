@@ -332,3 +332,14 @@ def classify_side(colours: Bgr, chipset: ChipSet, *, illuminant: Bgr) -> tuple[n
     index = np.argmin(distance, axis=1).astype(np.int64)
     best: Bgr = distance[np.arange(len(index)), index]
     return index, best
+
+
+GRAY_STEP = 4  # `grayscale` looks at every this many pixels each way
+
+
+def grayscale(image: npt.NDArray[np.uint8]) -> bool:
+    """Whether a BGR image holds no colour: its three channels equal (a grayscale file, as OpenCV reads it, or a
+    monochrome or infrared camera's frame), on a grid of every GRAY_STEP pixels. A colour camera's noise alone parts
+    them. Chips are valued by their colours: in such an image none is (`floorman detect`, the edge's table state)."""
+    grid = image[::GRAY_STEP, ::GRAY_STEP]
+    return bool(np.array_equal(grid[..., 0], grid[..., 1]) and np.array_equal(grid[..., 1], grid[..., 2]))

@@ -29,6 +29,7 @@ from floorman.vision.button_or_chip import buttons_as_chips
 from floorman.vision.calibration import Calibration, check_camera_height, load_calibration
 from floorman.vision.cards_cnn import CardClassifier
 from floorman.vision.chips import ChipReading, ChipRecogniser
+from floorman.vision.chips_colour import grayscale
 from floorman.vision.chips_geometry import Box
 from floorman.vision.cli import load_layout, output_folder, read_image, write_image
 from floorman.vision.detections import Detections, alternative_box, border_cuts
@@ -525,15 +526,6 @@ def read_frame(image: Image, *, detector: Detector, recogniser: ChipRecogniser, 
         update["zone_values"] = zone_values(once, zones)
     return result.model_copy(update=update), seen
 
-
-GRAY_STEP = 4  # `grayscale` looks at every this many pixels each way
-
-
-def grayscale(image: Image) -> bool:
-    """Whether a BGR image holds no colour: its three channels equal (a grayscale file, as OpenCV reads it, or a
-    monochrome camera's frame), on a grid of every GRAY_STEP pixels. A colour photograph's noise alone parts them."""
-    grid = image[::GRAY_STEP, ::GRAY_STEP]
-    return bool(np.array_equal(grid[..., 0], grid[..., 1]) and np.array_equal(grid[..., 1], grid[..., 2]))
 
 
 def zone_values(chips: dict[int, ChipReading], zones: Sequence[str | None]) -> dict[str, int]:

@@ -16,7 +16,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from floorman.core.table_state import SeenButton, SeenCard, SeenChips, SeenHand,
 from floorman.vision.calibration import Calibration
 from floorman.vision.cards_cnn import CardClassifier
 from floorman.vision.chips import ChipReading, ChipRecogniser, StackEvidence
+from floorman.vision.chips_colour import grayscale
 from floorman.vision.chips_geometry import Box, TableCamera
 from floorman.vision.detections import Detections, alternative_box
 from floorman.vision.detector import Detector, Image, box_iou
@@ -126,6 +127,7 @@ class TableStateBuilder:
         self._chip_cache: dict[tuple[int, int, int, int], tuple[Image, ChipReading, StackEvidence]] = {}
         self._card_cache: dict[tuple[int, int, int, int], tuple[Image, CardIdentity]] = {}
         self._card_seen: dict[tuple[int, int, int, int], tuple[Image, CardIdentity]] = {}
+        self._warned_gray = False  # a frame without colour was logged
         self.still = StillScene()
 
     def build(self, frame_bgr: Image, frame_no: int, t: float) -> TableState:
@@ -161,6 +163,12 @@ class TableStateBuilder:
                 hands.append(self._hand(detections, i, zone=zones[i]))
             elif name == "dealer_button":
                 buttons.append(self._button(detections, i))
+        if chips and grayscale(frame_bgr):  # chips are valued by their colours: none here
+            if not self._warned_gray:
+                logger.warning("camera %s: frame %d holds no colour (grayscale); chip values are given 0 sure",
+                               self.camera_id, frame_no)
+                self._warned_gray = True
+            chips = [replace(c, denomination_confidence=0.0) for c in chips]
         button = max(buttons, key=lambda b: b.confidence, default=None)
         self._card_cache, self._card_seen = self._card_seen, {}
         extra = dict(timings or {})
