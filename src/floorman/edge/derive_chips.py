@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -506,19 +506,11 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
             return []
         now = self._reads.get(zone, [])
         kept_then, kept_now = _unchanged(then, now, mm=self.config.same_stack_mm)
-        candidates = sorted((math.dist(new.position, old.position), i, j) for i, old in enumerate(then)
-                            if i not in kept_then for j, new in enumerate(now)
-                            if j not in kept_now and len(new.chips) == len(old.chips)
-                            and min(new.values_sure, old.values_sure) < self.config.tap_sure)
-        pairs: list[tuple[_StackRead, _StackRead]] = []
-        used_then: set[int] = set()
-        used_now: set[int] = set()
-        for distance, i, j in candidates:  # the closest first (`_unchanged`)
-            if distance <= self.config.same_stack_mm and i not in used_then and j not in used_now:
-                pairs.append((then[i], now[j]))
-                used_then.add(i)
-                used_now.add(j)
-        return pairs
+        sure = self.config.tap_sure
+        pairs = _closest_pairs(then, now, mm=self.config.same_stack_mm, skip=(kept_then, kept_now),
+                               alike=lambda old, new: len(new.chips) == len(old.chips)
+                               and min(new.values_sure, old.values_sure) < sure)
+        return [(then[i], now[j]) for i, j in pairs]
 
     def _laid_beside(self, zone: str) -> ChipContent:
         """The chips of the zone's new stacks when each stack of it that changed is read again where it lay (within
@@ -790,14 +782,28 @@ def _unchanged(then: list[_StackRead], now: list[_StackRead], *, mm: float) -> t
     kept_then: set[int] = set()
     kept_now: set[int] = set()
     for reach in (mm, 2 * mm):
-        pairs = sorted((math.dist(new.position, old.position), i, j) for i, old in enumerate(then)
-                       if i not in kept_then for j, new in enumerate(now)
-                       if j not in kept_now and new.chips == old.chips)
-        for distance, i, j in pairs:
-            if distance <= reach and i not in kept_then and j not in kept_now:
-                kept_then.add(i)
-                kept_now.add(j)
+        for i, j in _closest_pairs(then, now, mm=reach, skip=(kept_then, kept_now),
+                                   alike=lambda old, new: new.chips == old.chips):
+            kept_then.add(i)
+            kept_now.add(j)
     return kept_then, kept_now
+
+
+def _closest_pairs(then: list[_StackRead], now: list[_StackRead], *, mm: float, skip: tuple[set[int], set[int]],
+                   alike: Callable[[_StackRead, _StackRead], bool]) -> list[tuple[int, int]]:
+    """Indices (of `then`, of `now`, none of `skip`'s) of stacks `alike` within `mm` of each other, paired one to
+    one, the closest pairs first."""
+    candidates = sorted((math.dist(new.position, old.position), i, j) for i, old in enumerate(then)
+                        if i not in skip[0] for j, new in enumerate(now) if j not in skip[1] and alike(old, new))
+    used_then: set[int] = set()
+    used_now: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+    for distance, i, j in candidates:
+        if distance <= mm and i not in used_then and j not in used_now:
+            pairs.append((i, j))
+            used_then.add(i)
+            used_now.add(j)
+    return pairs
 
 
 def _content_of(reads: Iterable[_StackRead]) -> ChipContent:
