@@ -371,3 +371,19 @@ def test_two_boxes_of_one_stack_named_in_turn_are_counted_once(deriver: EventDer
     events += run(deriver, scene.frames(int(1.5 * FPS)))
     assert 3800 not in zone_values(events, "stack_6")
     assert of(events, "rail_crossing") == []
+
+
+def test_a_lost_stack_is_not_kept_beside_a_box_that_holds_its_chips_and_more(deriver: EventDeriver) -> None:
+    """From a tilted 4K camera (string_bet_02, session 65) one box was laid over seat 6's eighteen 100s and the 25s
+    beside them, read as one stack of 18 x 100 + 10 x 25, seen once with the 100s' own box; that box lost, the 100s
+    were kept beside it as a stack no hand had touched: 36 100s, a false 1800 brought from below the rail. A box
+    that holds every chip a lost stack held, and more, where it lay, holds that stack."""
+    scene = Scene(chips={1: chips("stack_6", [100] * 18, track=1),
+                         2: chips("stack_6", [25] * 8, track=2, dx=56)})
+    assert zone_values(run(deriver, scene.frames(int(3 * FPS))), "stack_6") == [2000]
+    scene.chips[3] = chips("stack_6", [100] * 18 + [25] * 10, track=3, dx=28, values_confidence=0.2)
+    events = run(deriver, scene.frames(1))  # seen once beside the 100s' own box
+    del scene.chips[1]
+    events += run(deriver, scene.frames(int(1.5 * FPS)))
+    assert all(value < 3600 for value in zone_values(events, "stack_6"))
+    assert of(events, "rail_crossing") == []

@@ -223,12 +223,16 @@ class ChipDeriver(ZoneDeriver[ChipContent]):
         as one first seen after it was lost never was (two boxes of one stack named in turn, however read: from a
         tilted 4K camera, out_of_turn_04, seat 6's nineteen 100s boxed frame by frame in turn 29 mm apart under two
         ids, the other box read as 29 chips, the one lost a frame kept beside it: a false 1900 brought from below the
-        rail, session 64)."""
+        rail, session 64), or seen now holding every chip it held and more (one box laid over it and a stack beside
+        it, read as one mixed stack: from a tilted 4K camera, string_bet_02, seat 6's eighteen 100s and eight 25s
+        boxed as one of 18 x 100 + 10 x 25, 30 mm off the 100s and seen with their own box at times; that box lost,
+        it was kept beside the other: 1800 counted twice, a false D2 and D3 under ggc, session 65)."""
         distance = other.distance_to(lost.position)
         if other.last_t <= lost.last_t or distance > self.config.same_stack_mm:
             return False
         return (other.first_t > lost.last_t or other.last_t < self._now
                 or other.id not in self._seen_with.get(lost.id, ())
+                or _more_chips(other, lost)
                 or (distance <= self.config.same_stack_mm / 2.0 and _same_chips(other, lost)))
 
     def _lain(self, track: Track) -> float:
@@ -755,6 +759,12 @@ def _same_chips(one: Track, other: Track) -> bool:
     """Whether two stack tracks were last read holding the same chips."""
     return (isinstance(one.seen, SeenChips) and isinstance(other.seen, SeenChips)
             and Counter(one.seen.denominations) == Counter(other.seen.denominations))
+
+
+def _more_chips(one: Track, other: Track) -> bool:
+    """Whether stack track `one` was last read holding every chip `other` was last read holding, and more."""
+    return (isinstance(one.seen, SeenChips) and isinstance(other.seen, SeenChips) and bool(other.seen.denominations)
+            and Counter(other.seen.denominations) < Counter(one.seen.denominations))
 
 
 def _same_places(now: list[_StackRead], then: list[_StackRead] | None, *, mm: float) -> bool:
