@@ -563,3 +563,35 @@ def test_a_grayscale_image_values_no_chip() -> None:
     neutral = np.full((64, 128, 3), 128, np.int16)  # a colour camera's grey card: its channels' noise parts them
     noisy = neutral + np.random.default_rng(0).integers(-2, 3, neutral.shape)
     assert grayscale(neutral.astype(np.uint8)) and not grayscale(noisy.astype(np.uint8))
+
+
+def test_a_grayscale_views_stacks_are_valued_by_a_camera_with_colour_or_not_at_all() -> None:
+    # `floorman detect --view` with one photo without colour: a stack both cameras read keeps the colour photo's
+    # values; a zone whose stack only the gray photo read has no value (its chips 0 sure), and the report says so.
+    from floorman.vision.detect_views import format_fused, fused_report, view_state
+
+    layout = TableLayout.bundled("oval9")
+    pairs = [PointPair(pixel=(u, v), table_mm=(10 * u - 640, 320 - 10 * v)) for u, v in
+             ((0, 0), (128, 0), (128, 64), (0, 64))]
+    calibration = calibrate_from_points(pairs, layout=layout, image_size=(128, 64))
+    pot = ChipReading(denominations=(5000,) * 2, confidence=0.9, count_confidence=0.9, base_mm=(-200.0, -100.0))
+    stack = ChipReading(denominations=(100,) * 4, confidence=0.9, count_confidence=0.9, base_mm=(-700.0, 500.0))
+    colour = np.full((64, 128, 3), FELT, np.uint8)
+    gray = cv2.cvtColor(cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    states = []
+    for name, image, readings, boxes in (("a.png", colour, [pot], [(60.0, 30.0, 64.0, 34.0)]),
+                                         ("b.png", gray, [pot, stack], [(60.0, 30.0, 64.0, 34.0),
+                                                                        (20.0, 30.0, 24.0, 34.0)])):
+        detections = Detections(xyxy=np.array(boxes, np.float32), confidence=np.full(len(boxes), 0.9, np.float32),
+                                class_id=np.full(len(boxes), 2, np.int64))
+        result, seen = read_frame(image, detector=_StubDetector(detections),  # type: ignore[arg-type]
+                                  recogniser=_StubRecogniser(readings),  # type: ignore[arg-type]
+                                  source=name, placement=(layout, calibration))
+        states.append(view_state(result, seen, calibration=calibration, layout=layout, camera_id=name))
+    assert [s.denomination_confidence for s in states[1].chips] == [0.0, 0.0]
+    report = fused_report(states, grayscale=["b.png"])
+    assert sorted((s.zone, s.camera, s.values_confidence) for s in report.stacks) == [
+        ("pot", "a.png", 0.9), ("stack_4", "b.png", 0.0)]
+    assert report.zone_values == {"pot": 10000} and report.grayscale == ["b.png"]
+    assert "no colour in b.png (grayscale)" in format_fused(report)
+    assert fused_report(states[:1]).grayscale == [] and "no colour" not in format_fused(fused_report(states[:1]))

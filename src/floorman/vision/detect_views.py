@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +65,10 @@ class FusedReport(BaseModel):
     fused: list[str] = Field(description="The images fused, the first the one given as IMAGE.")
     stacks: list[FusedStack] = Field(description="Every chip stack, once.")
     cards: list[FusedCard] = Field(description="Every card, once.")
-    zone_values: dict[str, int] = Field(description="Chip value per zone holding chips.")
+    zone_values: dict[str, int] = Field(description="Chip value per zone holding chips (a zone holding a stack whose "
+                                        "kept reading is a grayscale image's is left out: its value is unknown).")
+    grayscale: list[str] = Field(default_factory=list, description="The images without colour (chips valued 0 "
+                                 "sure in them: another camera's reading of a stack's values is kept).")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +110,7 @@ def run_views(args: argparse.Namespace, detector: Detector, views: Sequence[View
     layout = placement[0]
     states: list[TableState] = []
     eyes: list[Eye] = []
+    gray_views: list[bool] = []
     for number, view in enumerate(views):
         calibration = placement[1] if number == 0 else load_calibration(view.calib, layout=layout, field="--view")
         image = read_image(view.image)
@@ -124,7 +128,9 @@ def run_views(args: argparse.Namespace, detector: Detector, views: Sequence[View
             write_image(args.annotate / f"{name}.jpg", annotate(image, report))
         states.append(view_state(report, readings, calibration=calibration, layout=layout,
                                  camera_id=str(view.image)))
-    fused = fused_report(states, eyes=eyes, thickness_mm=chipset.thickness_mm)
+        gray_views.append(report.grayscale)
+    fused = fused_report(states, eyes=eyes, thickness_mm=chipset.thickness_mm,
+                         grayscale=[s.camera_id for s, gray in zip(states, gray_views, strict=True) if gray])
     sys.stdout.write(fused.model_dump_json() + "\n" if args.json else format_fused(fused))
     return 0
 
@@ -134,7 +140,8 @@ def view_state(report: FrameReport, readings: Sequence[tuple[Box, ChipReading]],
     """One camera's cards and chip stacks as a `TableState` (what `fuse_states` joins): stacks at their feet, with
     their readings (`read_frame`'s, in the order of the report's chip objects that were read), cards at their box's
     centre on the table (the report's `table_mm` is the box's bottom centre: another camera sees another edge). A
-    chip box on a stack another box holds (`DetectedObject.boxed_twice`) is left out, as the view's totals leave it."""
+    chip box on a stack another box holds (`DetectedObject.boxed_twice`) is left out, as the view's totals leave it.
+    A grayscale image's stacks have their values 0 sure."""
     pending = iter(readings)
     chips: list[SeenChips] = []
     cards: list[SeenCard] = []
@@ -143,8 +150,10 @@ def view_state(report: FrameReport, readings: Sequence[tuple[Box, ChipReading]],
             _, reading = next(pending)
             if obj.boxed_twice:
                 continue
-            chips.append(seen_stack(reading, box=obj.box, confidence=obj.confidence, position_mm=obj.table_mm,
-                                    zone=obj.zone, calibration=calibration))
+            stack = seen_stack(reading, box=obj.box, confidence=obj.confidence, position_mm=obj.table_mm,
+                               zone=obj.zone, calibration=calibration)
+            # an image without colour values no chip (`read_frame`): another camera's values are kept
+            chips.append(replace(stack, denomination_confidence=0.0) if report.grayscale else stack)
         elif obj.class_name in ("card_face", "card_back"):
             x1, y1, x2, y2 = obj.box
             centre = calibration.to_table(np.array([[(x1 + x2) / 2.0, (y1 + y2) / 2.0]], dtype=np.float64))
@@ -157,9 +166,10 @@ def view_state(report: FrameReport, readings: Sequence[tuple[Box, ChipReading]],
 
 
 def fused_report(states: Sequence[TableState], *, eyes: Sequence[Eye] | None = None,
-                 thickness_mm: float | None = None) -> FusedReport:
+                 thickness_mm: float | None = None, grayscale: Sequence[str] = ()) -> FusedReport:
     """The views fused (`fuse_states`, with the cameras' lenses, `eyes`, and the chips' thickness), each object
-    named by the view whose reading is kept."""
+    named by the view whose reading is kept. A zone holding a stack whose kept reading is one of the `grayscale`
+    views' (no camera with colour read its count) has no value: it is left out of the zone values."""
     fused = fuse_states(states, eyes=eyes, thickness_mm=thickness_mm)
     stacks = [FusedStack(chips=s.denominations, count=s.count, count_confidence=round(s.count_confidence, 3),
                          values_confidence=round(s.denomination_confidence, 3), table_mm=_rounded(s.position_mm),
@@ -169,8 +179,10 @@ def fused_report(states: Sequence[TableState], *, eyes: Sequence[Eye] | None = N
                        table_mm=_rounded(c.position_mm), zone=c.zone,
                        camera=_camera_of(c.box, c.position_mm, [(v.camera_id, v.cards) for v in states]))
              for c in fused.cards]
+    unvalued = {s.zone for s in stacks if s.camera in grayscale}
     return FusedReport(fused=[s.camera_id for s in states], stacks=stacks, cards=cards,
-                       zone_values=fused.zone_values())
+                       zone_values={z: v for z, v in fused.zone_values().items() if z not in unvalued},
+                       grayscale=list(grayscale))
 
 
 def format_fused(report: FusedReport) -> str:
@@ -184,6 +196,9 @@ def format_fused(report: FusedReport) -> str:
                      f"{stack.count_confidence:.2f}){_place(stack.table_mm, stack.zone)}  from {stack.camera}")
     if report.zone_values:
         lines.append("  zone values: " + ", ".join(f"{zone} {value}" for zone, value in report.zone_values.items()))
+    if report.grayscale:
+        lines.append(f"  no colour in {', '.join(report.grayscale)} (grayscale): chips read only there are not "
+                     "valued, their zones left out of the zone values")
     return "\n".join(lines) + "\n"
 
 
