@@ -274,3 +274,23 @@ def test_a_stack_called_a_hand_where_nothing_moved_is_no_hand(
     changed = image.copy()
     changed[:, :] = 255 - changed  # something came in: the pixels there are new
     assert len(builder.build(changed, 2, 2.0).hands) == 1
+
+
+def test_of_two_boxes_whose_feet_meet_the_one_whose_count_is_read_surer_is_kept() -> None:
+    # Two 4K cameras facing each other (pair4k pocket_chips_01, session 65): a stack of eight 25s half hidden behind
+    # three 1000s, boxed to where the 1000s hide it and read on down their side as 20 chips (0.18 sure), puts its foot
+    # on the 1000s' (read 3 at 0.83). The detector was surer of the 25s' box; keeping it took the 1000s off the table.
+    boxes = [(1293.0, 611.0, 1335.0, 649.0), (1320.0, 643.0, 1365.0, 685.0)]
+    detections = Detections(xyxy=np.array(boxes, dtype=np.float32), confidence=np.array([0.77, 0.70], np.float32),
+                            class_id=np.full(2, DetectorClass.CHIP.value, np.int64))
+    readings = {
+        0: ChipReading(denominations=(1000,) * 15 + (25,) * 5, confidence=0.0, count_confidence=0.18,
+                       base_mm=(-592.0, 461.0), top_px=(1314.0, 622.0)),
+        1: ChipReading(denominations=(1000,) * 3, confidence=0.98, count_confidence=0.83, base_mm=(-579.0, 469.0),
+                       top_px=(1342.0, 655.0)),
+    }
+    kept, by_index = one_box_per_stack(detections, readings, apart_mm=0.5 * CHIPSET.diameter_mm)
+    assert len(kept) == 1 and by_index[0].denominations == (1000,) * 3
+    # read as sure, the detector's surer box is kept (as before)
+    even = {i: replace(r, count_confidence=0.5) for i, r in readings.items()}
+    assert boxed_twice(detections, even, apart_mm=0.5 * CHIPSET.diameter_mm) == {1}
