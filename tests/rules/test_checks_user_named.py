@@ -310,3 +310,23 @@ def test_string_bet_a_bare_raise_word_does_not_settle_it() -> None:
     alerts = run(checker, start, stream.push(4, 200), stream.push(4, 400, trip=2), stream.declare(4, "raise"),
                  stream.tap(1))
     assert raised(alerts) == [("A8", 4)]
+
+
+def test_chips_leaving_table_a_bet_read_a_moment_before_its_stack_shrank_is_not_flagged() -> None:
+    # From a tilted 4K camera (pocket_chips_01, session 65) seat 4's bet of 100 was read landed 30 ms before its stack
+    # was read 100 lower: the stack's 100 waited for chips to land that had landed already, then "left the table".
+    checker, stream, start = table("club_000")
+    enter, stack, leave, pushed, bet = stream.push(4, 200)
+    bet_first = bet.model_copy(update={"seq": stack.seq, "t": stack.t, "frame": stack.frame})
+    stack_then = stack.model_copy(update={"seq": leave.seq, "t": stack.t + 0.03, "frame": stack.frame + 1})
+    leave = leave.model_copy(update={"seq": pushed.seq})
+    pushed = pushed.model_copy(update={"seq": bet.seq})
+    alerts = run(checker, start, [enter, bet_first, stack_then, leave, pushed], stream.wait(10), stream.tap(1))
+    assert rules_of(alerts, RuleId.CHIPS_LEAVING_TABLE) == []
+    # a stack that shrinks long after a bet landed (not for it) is still flagged
+    checker, stream, start = table("club_000")
+    enter, stack, leave, pushed, bet = stream.push(4, 200)
+    stream.stacks[2] -= 2000
+    alerts = run(checker, start, [enter, stack, leave, pushed, bet], stream.wait(3), stream.seat_stacks()[1:2],
+                 stream.wait(10), stream.tap(1))
+    assert [a.seat for a in rules_of(alerts, RuleId.CHIPS_LEAVING_TABLE)] == [2]

@@ -124,6 +124,16 @@ class _Deficit:
     event: ZoneChips
 
 
+@dataclass
+class _Arrival:
+    """Chips that landed in a bet zone or the pot before anything left a stack for them (the stack read a frame or
+    two after the bet: from a tilted 4K camera, pocket_chips_01, seat 4's bet of 100 read 30 ms before its stack
+    shrank by 100, which was then taken for 100 that left the table: a false D3, session 65)."""
+
+    t: float
+    amount: int
+
+
 class ChipLedgerCheck(Check):
     """D2 (rail crossings in, and unexplained stack increases) and D3 (rail crossings out, chips lost)."""
 
@@ -136,6 +146,7 @@ class ChipLedgerCheck(Check):
         self._sure: dict[str, bool] = {}  # whether each zone's last reading was sure
         self._transit: list[_Transit] = []
         self._deficits: list[_Deficit] = []
+        self._arrivals: list[_Arrival] = []
 
     @property
     def busy(self) -> bool:
@@ -143,6 +154,8 @@ class ChipLedgerCheck(Check):
 
     def observe(self, event: EventBase, view: View) -> list[Finding]:
         found: list[Finding] = []
+        if self._arrivals:  # as long as a stack increase waits for chips to land (`_expired`)
+            self._arrivals = [a for a in self._arrivals if event.t - a.t <= view.settings.ledger_window_s / 4]
         if isinstance(event, RailCrossing):
             finding = verify_rail_crossing(event, view)
             if finding is not None:
@@ -177,8 +190,16 @@ class ChipLedgerCheck(Check):
             left = self._take(delta, any_source=not stack)
             if left and stack:
                 self._deficits.append(_Deficit(amount=left, event=event))
+            elif left:
+                self._arrivals.append(_Arrival(t=event.t, amount=left))
 
     def _put(self, transit: _Transit) -> None:
+        for arrival in list(self._arrivals) if transit.from_stack else ():  # chips read landed a moment before
+            used = min(arrival.amount, transit.amount)
+            arrival.amount -= used
+            transit.amount -= used
+            if arrival.amount == 0:
+                self._arrivals.remove(arrival)
         for deficit in list(self._deficits):  # chips that land a moment after the stack grew
             if transit.from_stack:
                 break
