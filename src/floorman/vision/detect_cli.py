@@ -527,7 +527,6 @@ def read_frame(image: Image, *, detector: Detector, recogniser: ChipRecogniser, 
     return result.model_copy(update=update), seen
 
 
-
 def zone_values(chips: dict[int, ChipReading], zones: Sequence[str | None]) -> dict[str, int]:
     """The chips' value per zone (`zones`: each detection's), for the zones holding chips, sorted by zone name, as
     the edge's `TableState.zone_values` sums it (`core.table_state.zone_totals`)."""
