@@ -135,6 +135,15 @@ def test_with_the_cameras_places_feet_apart_along_their_lines_of_sight_are_one_s
         fuse_states(states, eyes=[(0.0, -900.0, 1700.0)])
 
 
+def test_a_count_no_camera_read_lies_where_the_nearest_count_put_its_foot() -> None:
+    # A tall stack of 5000s at (0, 472): camera A boxed its top disc alone, read one chip (0.87 sure), its foot slid
+    # 37 mm along A's line of sight; B read 13. Both leave 14 likeliest: the foot is B's, the count nearer.
+    top_only = replace(_stack(-2.0, 509.0, (5000,), 0.87, likely=(1, 14)), zone="stack_5")
+    side = replace(_stack(0.0, 472.0, (5000,) * 13, 0.4, likely=(13, 14)), zone="stack_5")
+    fused = fuse_states([_state("cam0", chips=(top_only,)), _state("cam1", chips=(side,))], eyes=FACING)
+    assert [(s.count, s.position_mm, s.denomination_confidence) for s in fused.chips] == [(14, (0.0, 472.0), 0.0)]
+
+
 def _on_felt(point: tuple[float, float, float], eye: tuple[float, float, float]) -> tuple[float, float]:
     """Where the ray from `eye` through `point` meets the felt."""
     s = eye[2] / (eye[2] - point[2])

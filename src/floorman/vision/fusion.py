@@ -12,8 +12,8 @@ its own frame; `fuse_states` then joins the objects that lie at the same place o
   that all their evidence makes likeliest: the cameras' count log-likelihoods (`SeenChips.count_log_likelihood`)
   summed under the recogniser's count prior, its confidence as `chips_geometry.count_choice` gives it. The values
   are those of the surest reading of that count (of no reading when none read that count: confidence 0), the
-  place that reading's foot. Readings without a likelihood (a saved states file, an uncalibrated camera) give the
-  surest count alone;
+  place that reading's foot (when none read it, the foot of the reading whose count is nearest: session 66).
+  Readings without a likelihood (a saved states file, an uncalibrated camera) give the surest count alone;
 - a card seen by several cameras (centres within `same_card_mm`, the same face) keeps the surest identity (a
   camera that misread it is outvoted by a surer one, not printed as a second card); a card one camera alone
   boxes, less sure than `lone_card_confidence`, is left out (the others looked there and saw none);
@@ -152,8 +152,10 @@ def fuse_stacks(views: Sequence[SeenChips], *, eyes: Sequence[Eye] | None = None
     if agreeing:
         chosen = max(agreeing, key=lambda v: (v.denomination_confidence, v.count_confidence))
         denominations, values_confidence = chosen.denominations, chosen.denomination_confidence
-    else:  # no camera read this count: the top chip as the surest read it, the values under it unknown
-        chosen = surest
+    else:  # no camera read this count: the top chip as the surest read it, the values under it unknown, the foot
+        # of the reading whose count is nearest (a count read k chips off puts the foot k chips' slide off along its
+        # camera's line of sight: a tall stack's top disc read as one chip, 0.9 sure, lay 55 mm from its foot)
+        chosen = min(views, key=lambda v: (abs(v.count - count), -v.count_confidence))
         top = surest.denominations[-1] if surest.denominations else 0
         denominations, values_confidence = ((top,) * count if top else ()), 0.0
     return replace(chosen, denominations=denominations, denomination_confidence=values_confidence,
