@@ -16,6 +16,7 @@ until it is uncovered (hidden chips reappearing are not additions).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from floorman.core.events import EventBase, RailCrossing, RailDirection, ZoneChips
 from floorman.core.rule_ids import RuleId
@@ -134,6 +135,23 @@ class _Arrival:
     amount: int
 
 
+class _Owed(Protocol):
+    amount: int
+
+
+_O = TypeVar("_O", bound=_Owed)
+
+
+def _settle(owed: list[_O], transit: _Transit) -> None:
+    """Take what `transit` carries against `owed` amounts, oldest first, dropping those met in full."""
+    for entry in list(owed):
+        used = min(entry.amount, transit.amount)
+        entry.amount -= used
+        transit.amount -= used
+        if entry.amount == 0:
+            owed.remove(entry)
+
+
 class ChipLedgerCheck(Check):
     """D2 (rail crossings in, and unexplained stack increases) and D3 (rail crossings out, chips lost)."""
 
@@ -194,20 +212,12 @@ class ChipLedgerCheck(Check):
                 self._arrivals.append(_Arrival(t=event.t, amount=left))
 
     def _put(self, transit: _Transit) -> None:
-        for arrival in list(self._arrivals) if transit.from_stack else ():  # chips read landed a moment before
-            used = min(arrival.amount, transit.amount)
-            arrival.amount -= used
-            transit.amount -= used
-            if arrival.amount == 0:
-                self._arrivals.remove(arrival)
-        for deficit in list(self._deficits):  # chips that land a moment after the stack grew
-            if transit.from_stack:
-                break
-            used = min(deficit.amount, transit.amount)
-            deficit.amount -= used
-            transit.amount -= used
-            if deficit.amount == 0:
-                self._deficits.remove(deficit)
+        # chips from a stack first meet chips read landed a moment before; chips from elsewhere, a stack that grew a
+        # moment before they landed
+        if transit.from_stack:
+            _settle(self._arrivals, transit)
+        else:
+            _settle(self._deficits, transit)
         if transit.amount > 0:
             self._transit.append(transit)
 
